@@ -1,0 +1,5 @@
+"""Allow ``python -m bughouse_bridge``."""
+
+from bughouse_bridge.daemon.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Configuration: one TOML file, BUGHOUSE_ environment variables, CLI flags (pydantic-settings)."""

@@ -1,0 +1,1 @@
+"""Process lifecycle: CLI, composition root, systemd notification, logging."""

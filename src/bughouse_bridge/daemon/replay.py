@@ -1,0 +1,16 @@
+"""The ``replay``subcommand (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser
+
+
+def run(args: argparse.Namespace) -> int:
+    del args
+    print("bughouse-bridge replay: not available yet", file=sys.stderr)
+    return 1

@@ -1,0 +1,1 @@
+"""Move reconstruction from two boards' sensor streams. Pure: time is passed in."""
