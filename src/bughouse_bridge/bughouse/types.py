@@ -67,9 +67,10 @@ class BughouseMove:
 
     @property
     def uci(self) -> str:
-        """Contract §3: drops as ``N@f3`` (upper-case letter for both colours); promotions ``e7e8q``."""
+        """Contract §3: drops ``N@f3`` (upper-case letter for both colours); else UCI."""
         if self.move.drop is not None:
-            return f"{chess.piece_symbol(self.move.drop).upper()}@{chess.square_name(self.move.to_square)}"
+            letter = chess.piece_symbol(self.move.drop).upper()
+            return f"{letter}@{chess.square_name(self.move.to_square)}"
         return self.move.uci()
 
 
@@ -106,8 +107,10 @@ class RuleRef:
     article: str
 
     def __str__(self) -> str:
-        return f"{self.preset} row {self.row} ({self.article})" if self.article else (
-            f"{self.preset} row {self.row}"
+        return (
+            f"{self.preset} row {self.row} ({self.article})"
+            if self.article
+            else (f"{self.preset} row {self.row}")
         )
 
 

@@ -33,8 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _load(module_name: str) -> Subcommand:
-    module = importlib.import_module(module_name)
-    return module  # type: ignore[return-value]  # a module satisfying the protocol
+    return importlib.import_module(module_name)
 
 
 def build_parser() -> argparse.ArgumentParser:
