@@ -1,1 +1,260 @@
-"""topics (pure)."""
+"""The MQTT contract (``docs/contract.md`` §2–4): topics, envelopes and payloads. Pure.
+
+This is the one module that knows what goes on the wire to broadcasts and arbiters. Changing a
+payload shape here is a contract change and needs a new schema version.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import chess
+
+from bughouse_bridge.bughouse.events import (
+    Alert,
+    Check,
+    Clocks,
+    Flag,
+    LinkChanged,
+    Mate,
+    MovePlayed,
+    ResultDecided,
+    Stalemate,
+    Takeback,
+)
+from bughouse_bridge.bughouse.types import color_name
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from bughouse_bridge.bughouse.events import MatchEvent
+
+SCHEMA_VERSION = 1
+DEFAULT_ROOT = "bughouse/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    topic: str
+    payload: bytes
+    qos: int
+    retain: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """Every topic of one bridge serving one match."""
+
+    root: str
+    bridge: str
+    match: str
+
+    @property
+    def status(self) -> str:
+        return f"{self.root}/bridge/{self.bridge}/status"
+
+    def device(self, link: str) -> str:
+        return f"{self.root}/bridge/{self.bridge}/device/{link}"
+
+    def request(self, verb: str) -> str:
+        return f"{self.root}/bridge/{self.bridge}/request/{verb}"
+
+    def response(self, verb: str) -> str:
+        return f"{self.root}/bridge/{self.bridge}/response/{verb}"
+
+    @property
+    def request_filter(self) -> str:
+        return f"{self.root}/bridge/{self.bridge}/request/+"
+
+    @property
+    def state(self) -> str:
+        return f"{self.root}/match/{self.match}/state"
+
+    @property
+    def events(self) -> str:
+        return f"{self.root}/match/{self.match}/events"
+
+    @property
+    def clock(self) -> str:
+        return f"{self.root}/match/{self.match}/clock"
+
+    @property
+    def bpgn(self) -> str:
+        return f"{self.root}/match/{self.match}/bpgn"
+
+    @property
+    def alerts(self) -> str:
+        return f"{self.root}/alerts"
+
+
+@dataclass(frozen=True, slots=True)
+class Teams:
+    """Team ids and player names. Team 0 is White A with Black B; team 1 is Black A with White B."""
+
+    ids: tuple[str, str] = ("team-1", "team-2")
+    names: tuple[str, str] = ("", "")
+    players: Mapping[str, str] = field(default_factory=dict)  # "white_a" -> name, …
+
+    def id_of(self, team: int | None) -> str | None:
+        return None if team is None else self.ids[team]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "teams": [
+                {"id": team_id, "name": name, "seats": seats}
+                for team_id, name, seats in zip(
+                    self.ids, self.names, (["white_a", "black_b"], ["black_a", "white_b"]), strict=True
+                )
+            ],
+            "players": dict(self.players),
+        }
+
+
+def format_ts(epoch_seconds: float) -> str:
+    """UTC ISO-8601 with milliseconds, e.g. ``2026-11-21T09:17:51.123Z``."""
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def encode_json(payload: Mapping[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def piece_letter(piece: chess.Piece) -> str:
+    return piece.symbol()
+
+
+def event_type(event: MatchEvent) -> str:
+    return _EVENT_TYPES[type(event)]
+
+
+def event_fields(event: MatchEvent, teams: Teams) -> dict[str, Any]:
+    """The type-specific fields of an event payload (contract §3)."""
+    match event:
+        case MovePlayed():
+            return _move_fields(event)
+        case Alert():
+            return {
+                "board": _board(event.board),
+                "color": _color(event.color),
+                "code": str(event.code),
+                "severity": str(event.severity),
+                "rule": None if event.rule is None else str(event.rule),
+                "message": event.message,
+                "details": event.details,
+            }
+        case Check():
+            return {"board": str(event.board), "color": color_name(event.color)}
+        case Mate():
+            return {
+                "board": str(event.board),
+                "color": color_name(event.color),
+                "status": str(event.status),
+                "reason": event.reason,
+            }
+        case Stalemate():
+            return {
+                "board": str(event.board),
+                "color": color_name(event.color),
+                "status": str(event.status),
+            }
+        case Flag():
+            return {"board": str(event.board), "color": color_name(event.color), "at": event.at}
+        case Clocks():
+            return {"status": str(event.status)}
+        case ResultDecided():
+            return {
+                "winner": teams.id_of(event.winner_team),
+                "board": str(event.board),
+                "reason": event.reason,
+                "bpgn_result": event.bpgn_result,
+            }
+        case LinkChanged():
+            return {"link": event.link, "status": event.status, "details": event.details}
+        case Takeback():
+            return {"board": str(event.board), "ply": event.ply}
+
+
+def _move_fields(event: MovePlayed) -> dict[str, Any]:
+    steal = None
+    if event.steal is not None:
+        steal = {
+            "board": str(event.steal.board),
+            "square": chess.square_name(event.steal.square),
+            "piece": piece_letter(event.steal.piece),
+        }
+    return {
+        "board": str(event.board),
+        "color": color_name(event.color),
+        "ply": event.ply,
+        "uci": event.move.uci,
+        "san": event.san,
+        "fen": event.fen,
+        "pockets": event.pockets.as_dict(),
+        "clock_ms": event.clock_ms,
+        "steal": steal,
+        "forced": event.forced,
+    }
+
+
+def _board(board: object) -> str | None:
+    return None if board is None else str(board)
+
+
+def _color(color: chess.Color | None) -> str | None:
+    return None if color is None else color_name(color)
+
+
+_EVENT_TYPES: dict[type, str] = {
+    MovePlayed: "move",
+    Alert: "alert",
+    Check: "check",
+    Mate: "mate",
+    Stalemate: "stalemate",
+    Flag: "flag",
+    Clocks: "clocks",
+    ResultDecided: "result",
+    LinkChanged: "link",
+    Takeback: "takeback",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """The fields every payload carries (contract §3)."""
+
+    bridge: str
+    match: str
+    boot_id: str
+
+    def wrap(self, *, seq: int | None, ts: str, t: float, kind: str) -> dict[str, Any]:
+        envelope: dict[str, Any] = {
+            "schema": SCHEMA_VERSION,
+            "bridge": self.bridge,
+            "match": self.match,
+            "boot_id": self.boot_id,
+        }
+        if seq is not None:
+            envelope["seq"] = seq
+        envelope.update({"ts": ts, "t": round(t, 4), "type": kind})
+        return envelope
+
+
+def event_payload(
+    event: MatchEvent, *, envelope: Envelope, seq: int, ts: str, teams: Teams
+) -> dict[str, Any]:
+    payload = envelope.wrap(seq=seq, ts=ts, t=event.t, kind=event_type(event))
+    payload.update(event_fields(event, teams))
+    return payload
+
+
+def event_publications(topics: Topics, payload: Mapping[str, Any]) -> list[Publication]:
+    """An event goes to the match's one ordered stream; alerts also to the bridge-wide feed."""
+    body = encode_json(payload)
+    publications = [Publication(topics.events, body, qos=1, retain=False)]
+    if payload["type"] == "alert":
+        publications.append(Publication(topics.alerts, body, qos=1, retain=False))
+    return publications
