@@ -28,7 +28,7 @@ from bughouse_bridge.bughouse.events import (
 from bughouse_bridge.bughouse.types import color_name
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from bughouse_bridge.bughouse.events import MatchEvent
 
@@ -90,6 +90,9 @@ class Topics:
         return f"{self.root}/alerts"
 
 
+_SEATS = (["white_a", "black_b"], ["black_a", "white_b"])
+
+
 @dataclass(frozen=True, slots=True)
 class Teams:
     """Team ids and player names. Team 0 is White A with Black B; team 1 is Black A with White B."""
@@ -105,9 +108,7 @@ class Teams:
         return {
             "teams": [
                 {"id": team_id, "name": name, "seats": seats}
-                for team_id, name, seats in zip(
-                    self.ids, self.names, (["white_a", "black_b"], ["black_a", "white_b"]), strict=True
-                )
+                for team_id, name, seats in zip(self.ids, self.names, _SEATS, strict=True)
             ],
             "players": dict(self.players),
         }
@@ -133,52 +134,10 @@ def event_type(event: MatchEvent) -> str:
 
 def event_fields(event: MatchEvent, teams: Teams) -> dict[str, Any]:
     """The type-specific fields of an event payload (contract §3)."""
-    match event:
-        case MovePlayed():
-            return _move_fields(event)
-        case Alert():
-            return {
-                "board": _board(event.board),
-                "color": _color(event.color),
-                "code": str(event.code),
-                "severity": str(event.severity),
-                "rule": None if event.rule is None else str(event.rule),
-                "message": event.message,
-                "details": event.details,
-            }
-        case Check():
-            return {"board": str(event.board), "color": color_name(event.color)}
-        case Mate():
-            return {
-                "board": str(event.board),
-                "color": color_name(event.color),
-                "status": str(event.status),
-                "reason": event.reason,
-            }
-        case Stalemate():
-            return {
-                "board": str(event.board),
-                "color": color_name(event.color),
-                "status": str(event.status),
-            }
-        case Flag():
-            return {"board": str(event.board), "color": color_name(event.color), "at": event.at}
-        case Clocks():
-            return {"status": str(event.status)}
-        case ResultDecided():
-            return {
-                "winner": teams.id_of(event.winner_team),
-                "board": str(event.board),
-                "reason": event.reason,
-                "bpgn_result": event.bpgn_result,
-            }
-        case LinkChanged():
-            return {"link": event.link, "status": event.status, "details": event.details}
-        case Takeback():
-            return {"board": str(event.board), "ply": event.ply}
+    return _FIELD_BUILDERS[type(event)](event, teams)
 
 
-def _move_fields(event: MovePlayed) -> dict[str, Any]:
+def _move_fields(event: MovePlayed, _teams: Teams) -> dict[str, Any]:
     steal = None
     if event.steal is not None:
         steal = {
@@ -200,12 +159,57 @@ def _move_fields(event: MovePlayed) -> dict[str, Any]:
     }
 
 
-def _board(board: object) -> str | None:
-    return None if board is None else str(board)
+def _alert_fields(event: Alert, _teams: Teams) -> dict[str, Any]:
+    return {
+        "board": None if event.board is None else str(event.board),
+        "color": None if event.color is None else color_name(event.color),
+        "code": str(event.code),
+        "severity": str(event.severity),
+        "rule": None if event.rule is None else str(event.rule),
+        "message": event.message,
+        "details": event.details,
+    }
 
 
-def _color(color: chess.Color | None) -> str | None:
-    return None if color is None else color_name(color)
+def _seat_fields(event: Check | Mate | Stalemate | Flag) -> dict[str, Any]:
+    return {"board": str(event.board), "color": color_name(event.color)}
+
+
+def _check_fields(event: Check, _teams: Teams) -> dict[str, Any]:
+    return _seat_fields(event)
+
+
+def _mate_fields(event: Mate, _teams: Teams) -> dict[str, Any]:
+    return {**_seat_fields(event), "status": str(event.status), "reason": event.reason}
+
+
+def _stalemate_fields(event: Stalemate, _teams: Teams) -> dict[str, Any]:
+    return {**_seat_fields(event), "status": str(event.status)}
+
+
+def _flag_fields(event: Flag, _teams: Teams) -> dict[str, Any]:
+    return {**_seat_fields(event), "at": event.at}
+
+
+def _clocks_fields(event: Clocks, _teams: Teams) -> dict[str, Any]:
+    return {"status": str(event.status)}
+
+
+def _result_fields(event: ResultDecided, teams: Teams) -> dict[str, Any]:
+    return {
+        "winner": teams.id_of(event.winner_team),
+        "board": str(event.board),
+        "reason": event.reason,
+        "bpgn_result": event.bpgn_result,
+    }
+
+
+def _link_fields(event: LinkChanged, _teams: Teams) -> dict[str, Any]:
+    return {"link": event.link, "status": event.status, "details": event.details}
+
+
+def _takeback_fields(event: Takeback, _teams: Teams) -> dict[str, Any]:
+    return {"board": str(event.board), "ply": event.ply}
 
 
 _EVENT_TYPES: dict[type, str] = {
@@ -219,6 +223,20 @@ _EVENT_TYPES: dict[type, str] = {
     ResultDecided: "result",
     LinkChanged: "link",
     Takeback: "takeback",
+}
+
+# Each builder takes the event of its own type; the table is the one place that pairs them.
+_FIELD_BUILDERS: dict[type, Callable[[Any, Teams], dict[str, Any]]] = {
+    MovePlayed: _move_fields,
+    Alert: _alert_fields,
+    Check: _check_fields,
+    Mate: _mate_fields,
+    Stalemate: _stalemate_fields,
+    Flag: _flag_fields,
+    Clocks: _clocks_fields,
+    ResultDecided: _result_fields,
+    LinkChanged: _link_fields,
+    Takeback: _takeback_fields,
 }
 
 

@@ -97,7 +97,9 @@ DROP_MOVE = MovePlayed(
             {"board": "B", "color": "black", "code": "drop_mate", "rule": "dsj row 2 (3.2)"},
         ),
         (
-            Alert(1.0, None, None, AlertCode.LINK_LOST, Severity.WARNING, None, "Board B is silent."),
+            Alert(
+                1.0, None, None, AlertCode.LINK_LOST, Severity.WARNING, None, "Board B is silent."
+            ),
             "alert",
             {"board": None, "color": None, "rule": None, "details": {}},
         ),
@@ -134,7 +136,9 @@ DROP_MOVE = MovePlayed(
     ids=lambda value: value if isinstance(value, str) else "",
 )
 def test_event_payload_has_envelope_and_type_fields(event, kind, fields):
-    payload = event_payload(event, envelope=ENVELOPE, seq=42, ts="2026-11-21T09:00:00.000Z", teams=TEAMS)
+    payload = event_payload(
+        event, envelope=ENVELOPE, seq=42, ts="2026-11-21T09:00:00.000Z", teams=TEAMS
+    )
     assert payload["schema"] == 1
     assert payload["bridge"] == "table-7"
     assert payload["match"] == "round-1-table-7"
