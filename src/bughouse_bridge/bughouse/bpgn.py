@@ -1,0 +1,803 @@
+"""BPGN (Bughouse Portable Game Notation): read and write the dialect bughousedb exports. Pure.
+
+What we read (see ``docs/bpgn.md`` and ``shared/research/bughouse-engines.md`` §4):
+
+* PGN tags ``[Name "value"]``; several on one line (``[WhiteA "x"][WhiteAElo "2051"]``) is fine.
+* Movetext: brace comments before the first move are the *opening* comments
+  (``{C: This is game number 1934301 at http://www.bughousedb.com}``).
+* Every half-move carries its own number: the per-board full-move number, the board letter and a
+  dot. ``1A.`` White on board A, ``1a.`` Black on A, ``1B.``/``1b.`` the same on board B. Half-moves
+  of both boards are interleaved in the real time order.
+* The first brace comment after a move that is a plain number is the mover's remaining clock in
+  seconds (``e4{118.585}``); further comments belong to the move (``{R: ... requests to abort}``).
+* The comment right before the result token is the *closing* comment (``{BobBughouse checkmated}``);
+  the result token is board-relative (``1-0``: White won the deciding game, on either board).
+* Line breaks may fall anywhere; whitespace inside comments is collapsed to single spaces.
+
+Extensions we write (both are ignored harmlessly by other BPGN readers):
+
+* ``[Rules "dsj"]`` names the rule preset; ``[RulesOverrides "key=value;key=value"]`` lists
+  overrides, see :func:`ruleset_tags` and :func:`ruleset_from_game`.
+* A steal-promotion (rules row 4) is written as a standard SAN promotion followed by a
+  machine-readable comment naming the board and square the piece was taken from:
+  ``e8=Q{241.5} {steal B:d1}``. It is parsed into :attr:`BpgnMove.steal`.
+
+Errors in the text raise :class:`BpgnError` (a ``ValueError``) with the 1-based line and column.
+
+Building and replaying: :func:`numbered_moves`/:func:`game_from_moves` number played half-moves per
+board, :func:`game_from_match_log` turns the match's events into "the game so far", and
+:func:`replay` plays a game through :class:`~bughouse_bridge.bughouse.match.Match`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from enum import Enum
+from typing import TYPE_CHECKING, Final
+
+import chess
+
+from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, StealInfo, Takeback
+from bughouse_bridge.bughouse.rules import RuleSet, get_preset
+from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Seat, color_name
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    from bughouse_bridge.bughouse.events import MatchEvent
+    from bughouse_bridge.bughouse.match import Match
+
+RESULTS: Final = ("1-0", "0-1", "1/2-1/2", "*")
+PLAYER_TAGS: Final = {
+    Seat(BoardId.A, chess.WHITE): "WhiteA",
+    Seat(BoardId.A, chess.BLACK): "BlackA",
+    Seat(BoardId.B, chess.WHITE): "WhiteB",
+    Seat(BoardId.B, chess.BLACK): "BlackB",
+}
+RULES_TAG: Final = "Rules"
+RULES_OVERRIDES_TAG: Final = "RulesOverrides"
+
+_CLOCK_RE: Final = re.compile(r"-?\d+(?:\.\d+)?")
+_STEAL_RE: Final = re.compile(r"steal ([AB]):([a-h][1-8])")
+_TAG_RE: Final = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]', re.DOTALL)
+_TAG_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+")
+_NUMBER_RE: Final = re.compile(r"(\d+)([AaBb])\.")
+_SAN_RE: Final = re.compile(
+    r"""(?:
+        O-O(?:-O)? | 0-0(?:-0)?                          # castling
+      | [PNBRQK]?@[a-h][1-8]                             # drop (bughousedb writes P@ too)
+      | [NBRQK][a-h]?[1-8]?x?[a-h][1-8]                  # piece move
+      | [a-h](?:x[a-h])?[1-8](?:=?[NBRQK])?              # pawn move, capture, promotion
+    )[+#]?""",
+    re.VERBOSE,
+)
+# A word ends at whitespace or where a tag, a comment or a variation would start.
+_STEAL_SUFFIX_RE: Final = re.compile(r"\(([a-h][1-8])\)")  # the rules core's SAN: b8=Q(d1)+
+_PROMOTION_RE: Final = re.compile(r"[a-h][18]=?[NBRQK]")
+_WORD_RE: Final = re.compile(r"[^\s\[\]{}();]+")
+_UNSUPPORTED_WORDS: Final = {
+    "(": "variations are not supported",
+    ")": "variations are not supported",
+    "]": "unexpected ']'",
+    "}": "unexpected '}'",
+}
+
+
+StealLike = tuple[BoardId, chess.Square] | StealInfo | None
+
+
+class BpgnError(ValueError):
+    """Malformed BPGN text (with a 1-based line and column), or an invalid game value."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"{where}{message}")
+        self.reason = message
+        self.line = line
+        self.column = column
+
+
+def is_clock_comment(text: str) -> bool:
+    """A comment that a reader takes for the mover's clock."""
+    return _CLOCK_RE.fullmatch(text) is not None
+
+
+def is_steal_comment(text: str) -> bool:
+    """A comment that a reader takes for the steal of a steal-promotion."""
+    return _STEAL_RE.fullmatch(text) is not None
+
+
+def normalize_comment(text: str) -> str:
+    """Comment text as a reader sees it: whitespace collapsed, since line breaks fall anywhere."""
+    return " ".join(text.split())
+
+
+def steal_comment(board: BoardId, square: chess.Square) -> str:
+    return f"steal {board.value}:{chess.square_name(square)}"
+
+
+def format_clock(seconds: float) -> str:
+    """Shortest exact positional form: ``298.21``, ``180``; never an exponent."""
+    text = format(Decimal(repr(seconds)), "f")
+    return text.removesuffix(".0")
+
+
+def _check_comment(text: str, what: str) -> None:
+    if "}" in text:
+        raise BpgnError(f"{what} {text!r} contains '}}', which BPGN cannot write")
+    if text != normalize_comment(text):
+        raise BpgnError(f"{what} {text!r} is not whitespace-normalised (see normalize_comment)")
+
+
+@dataclass(frozen=True, slots=True)
+class BpgnMove:
+    """One half-move as written in BPGN.
+
+    ``number`` is the per-board full-move number; ``clock`` the mover's remaining seconds after
+    the move; ``steal`` the board and square a steal-promotion took its piece from.
+    """
+
+    board: BoardId
+    color: chess.Color
+    number: int
+    san: str
+    clock: float | None = None
+    comments: tuple[str, ...] = ()
+    steal: tuple[BoardId, chess.Square] | None = None
+
+    def __post_init__(self) -> None:
+        if self.number < 1:
+            raise BpgnError(f"move number {self.number} must be at least 1")
+        if _SAN_RE.fullmatch(self.san) is None:
+            raise BpgnError(f"{self.san!r} is not a SAN move")
+        if self.clock is not None and not math.isfinite(self.clock):
+            raise BpgnError(f"clock {self.clock!r} is not a finite number")
+        for comment in self.comments:
+            _check_comment(comment, "move comment")
+            if is_steal_comment(comment):
+                raise BpgnError(f"move comment {comment!r} would read back as a steal")
+        first_comment = self.comments[0] if self.comments else ""
+        if self.clock is None and is_clock_comment(first_comment):
+            raise BpgnError(f"first move comment {self.comments[0]!r} would read as a clock")
+        if self.steal is not None:
+            self._check_steal(self.steal)
+
+    def _check_steal(self, steal: tuple[BoardId, chess.Square]) -> None:
+        steal_board, square = steal
+        if _PROMOTION_RE.search(self.san) is None:
+            raise BpgnError(f"{self.san!r} steals but is not a promotion (write e8=Q)")
+        if steal_board is not self.board.other:
+            raise BpgnError(f"{self.san!r} on board {self.board} cannot steal from its own board")
+        if square not in chess.SQUARES:
+            raise BpgnError(f"steal square {square!r} is not a square")
+
+    @property
+    def seat(self) -> Seat:
+        return Seat(self.board, self.color)
+
+    @property
+    def label(self) -> str:
+        """The move number as BPGN writes it: ``12A.`` / ``12a.``."""
+        letter = self.board.value if self.color == chess.WHITE else self.board.value.lower()
+        return f"{self.number}{letter}."
+
+    @property
+    def clock_ms(self) -> int | None:
+        return None if self.clock is None else round(self.clock * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class BpgnGame:
+    """One bughouse game: tags (in file order), the interleaved half-moves and the result.
+
+    ``comments`` are the opening comments (before the first move); ``closing_comment`` is the
+    comment before the result token (``""`` when there is none). ``result`` is board-relative.
+    """
+
+    tags: dict[str, str] = field(default_factory=dict)
+    moves: tuple[BpgnMove, ...] = ()
+    result: str = "*"
+    comments: tuple[str, ...] = ()
+    closing_comment: str = ""
+
+    def __post_init__(self) -> None:
+        if self.result not in RESULTS:
+            raise BpgnError(f"result {self.result!r} is not one of {', '.join(RESULTS)}")
+        for name in self.tags:
+            if _TAG_NAME_RE.fullmatch(name) is None:
+                raise BpgnError(f"tag name {name!r} may hold only letters, digits and '_'")
+        for comment in self.comments:
+            _check_comment(comment, "opening comment")
+        _check_comment(self.closing_comment, "closing comment")
+        if is_clock_comment(self.closing_comment) or is_steal_comment(self.closing_comment):
+            raise BpgnError(f"closing comment {self.closing_comment!r} would read as a move's")
+
+    @property
+    def players(self) -> dict[Seat, str]:
+        """The four players by seat (tags WhiteA, BlackA, WhiteB, BlackB); ``"?"`` if absent."""
+        return {seat: self.tags.get(tag, "?") for seat, tag in PLAYER_TAGS.items()}
+
+    @property
+    def time_control(self) -> tuple[int, int] | None:
+        """``(base seconds, increment seconds)`` from ``[TimeControl "120+0"]``; None if absent."""
+        text = self.tags.get("TimeControl")
+        if text is None or text in {"", "?", "-"}:
+            return None
+        match = re.fullmatch(r"(\d+)(?:\+(\d+))?", text.strip())
+        if match is None:
+            raise BpgnError(f"TimeControl {text!r} is not 'base+increment' in seconds")
+        return int(match[1]), int(match[2] or 0)
+
+    @property
+    def game_number(self) -> int | None:
+        """The bughousedb game number, from ``BughouseDBGameNo`` or the opening comment."""
+        if (tag := self.tags.get("BughouseDBGameNo", "")).isdigit():
+            return int(tag)
+        for comment in self.comments:
+            if found := re.search(r"game number (\d+)", comment):
+                return int(found[1])
+        return None
+
+    @property
+    def rules(self) -> tuple[str, dict[str, str]] | None:
+        """The ``[Rules]`` preset name and the ``[RulesOverrides]`` as strings; None if untagged."""
+        preset = self.tags.get(RULES_TAG)
+        if preset is None:
+            return None
+        return preset, parse_overrides(self.tags.get(RULES_OVERRIDES_TAG, ""))
+
+
+# --------------------------------------------------------------------------------------------
+# Rules tags
+
+
+def rules_tags(preset: str, overrides: Mapping[str, object] | None = None) -> dict[str, str]:
+    """The tags that name a rule set: ``{"Rules": preset}`` plus ``RulesOverrides`` if any."""
+    tags = {RULES_TAG: preset}
+    if overrides:
+        tags[RULES_OVERRIDES_TAG] = format_overrides(overrides)
+    return tags
+
+
+def format_overrides(overrides: Mapping[str, object]) -> str:
+    parts = []
+    for key, value in overrides.items():
+        text = _override_text(value)
+        if _TAG_NAME_RE.fullmatch(key) is None or any(c in text for c in ";="):
+            raise BpgnError(f"override {key}={text} cannot be written in RulesOverrides")
+        parts.append(f"{key}={text}")
+    return ";".join(parts)
+
+
+def _override_text(value: object) -> str:
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple | list):  # pawn drop ranks, as rules.py reads them: "2-7"
+        return "-".join(_override_text(item) for item in value)
+    return str(value)
+
+
+def ruleset_tags(rules: RuleSet) -> dict[str, str]:
+    """``Rules`` and ``RulesOverrides`` tags; :func:`ruleset_from_game` reads them back."""
+    return rules_tags(rules.name, {key: getattr(rules, key) for key in rules.overridden})
+
+
+def ruleset_from_game(game: BpgnGame) -> RuleSet | None:
+    """The rule set a game's tags name, or None if it has no ``Rules`` tag.
+
+    Raises ``ValueError`` (from ``rules.py``) naming an unknown preset, rule or value.
+    """
+    described = game.rules
+    if described is None:
+        return None
+    preset, overrides = described
+    values = {key: int(text) if text.isdigit() else text for key, text in overrides.items()}
+    return get_preset(preset).with_overrides(values)
+
+
+def parse_overrides(text: str) -> dict[str, str]:
+    overrides: dict[str, str] = {}
+    for part in filter(None, (item.strip() for item in text.split(";"))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise BpgnError(f"RulesOverrides item {part!r} is not key=value")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+# --------------------------------------------------------------------------------------------
+# Lexer
+
+
+class _Kind(Enum):
+    TAG = "tag"
+    COMMENT = "comment"
+    NUMBER = "move number"
+    SAN = "move"
+    RESULT = "result"
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: _Kind
+    text: str  # tag value, comment text, SAN, result; for NUMBER the board letter
+    offset: int
+    name: str = ""  # tag name
+    number: int = 0  # move number
+
+
+class _Positions:
+    """Offsets to 1-based line and column."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+    def error(self, message: str, offset: int) -> BpgnError:
+        line = bisect.bisect_right(self._starts, offset)
+        return BpgnError(message, line, offset - self._starts[line - 1] + 1)
+
+
+def _tokens(text: str, positions: _Positions) -> Iterator[_Token]:
+    offset = 0
+    while offset < len(text):
+        char = text[offset]
+        if char.isspace():
+            offset += 1
+        elif char == "[":
+            tag = _TAG_RE.match(text, offset)
+            if tag is None:
+                raise positions.error('malformed tag, expected [Name "value"]', offset)
+            value = re.sub(r'\\([\\"])', r"\1", tag[2])  # PGN escapes only \ and "
+            yield _Token(_Kind.TAG, value, offset, name=tag[1])
+            offset = tag.end()
+        elif char == "{":
+            end = text.find("}", offset)
+            if end < 0:
+                raise positions.error("comment is never closed with '}'", offset)
+            yield _Token(_Kind.COMMENT, normalize_comment(text[offset + 1 : end]), offset)
+            offset = end + 1
+        elif char == ";":  # PGN rest-of-line comment
+            end = text.find("\n", offset)
+            end = len(text) if end < 0 else end
+            yield _Token(_Kind.COMMENT, normalize_comment(text[offset + 1 : end]), offset)
+            offset = end
+        elif char in _UNSUPPORTED_WORDS:
+            raise positions.error(_UNSUPPORTED_WORDS[char], offset)
+        else:
+            yield from _word_tokens(text, offset, positions)
+            word = _WORD_RE.match(text, offset)
+            assert word is not None  # any other character starts a word
+            offset = word.end()
+
+
+def _word_tokens(text: str, offset: int, positions: _Positions) -> Iterator[_Token]:
+    word = _WORD_RE.match(text, offset)
+    assert word is not None
+    rest = word[0]
+    if rest in RESULTS:
+        yield _Token(_Kind.RESULT, rest, offset)
+        return
+    if number := _NUMBER_RE.match(rest):
+        yield _Token(_Kind.NUMBER, number[2], offset, number=int(number[1]))
+        offset += number.end()
+        rest = rest[number.end() :]
+        if not rest:
+            return  # the usual case: a space between the number and the move
+    if _SAN_RE.fullmatch(rest) is None:
+        if re.fullmatch(r"\d+\.+", rest):
+            raise positions.error(
+                f"move number {rest!r} lacks the board letter (1A. 1a. 1B.)", offset
+            )
+        raise positions.error(f"{rest!r} is not a SAN move, move number or result", offset)
+    yield _Token(_Kind.SAN, rest, offset)
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+
+
+@dataclass(slots=True)
+class _GameBuilder:
+    """Mutable state while one game's tokens arrive."""
+
+    positions: _Positions
+    tags: dict[str, str] = field(default_factory=dict)
+    moves: list[BpgnMove] = field(default_factory=list)
+    opening: list[str] = field(default_factory=list)
+    pending_number: _Token | None = None
+    last_san: _Token | None = None
+    trailing: list[_Token] = field(default_factory=list)  # comments since the last move
+    started_movetext: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.tags and not self.started_movetext
+
+    def add_tag(self, token: _Token) -> None:
+        if token.name in self.tags:
+            raise self.positions.error(f"tag {token.name} appears twice", token.offset)
+        self.tags[token.name] = token.text
+
+    def add_comment(self, token: _Token) -> None:
+        self._expect_no_pending(token.offset, "a comment")
+        self.started_movetext = True
+        self.trailing.append(token)
+
+    def add_number(self, token: _Token) -> None:
+        self._expect_no_pending(token.offset, "another move number")
+        self._flush_trailing(self.trailing)
+        self.started_movetext = True
+        self.pending_number = token
+
+    def add_san(self, token: _Token) -> None:
+        if self.pending_number is None or self.last_san is not None:
+            raise self.positions.error(f"move {token.text!r} has no number like 1A.", token.offset)
+        self.last_san = token
+        self.started_movetext = True
+
+    def finish(self, result: str | None, offset: int, found: str) -> BpgnGame:
+        """Close the game at ``offset``: a result token, or (``result=None``) a tag or the end."""
+        self._expect_no_pending(offset, found)
+        self._flush_trailing(self.trailing)
+        # The last comment is the closing one, once the last move has taken its clock and steal.
+        closing = ""
+        if self.moves and self.moves[-1].comments:
+            last = self.moves[-1]
+            closing = last.comments[-1]
+            self.moves[-1] = replace(last, comments=last.comments[:-1])
+        elif not self.moves and self.opening:
+            closing = self.opening.pop()
+        result_text = self.tags.get("Result", "*") if result is None else result
+        try:
+            return BpgnGame(self.tags, tuple(self.moves), result_text, tuple(self.opening), closing)
+        except BpgnError as error:
+            raise self.positions.error(error.reason, offset) from None
+
+    def _expect_no_pending(self, offset: int, found: str) -> None:
+        if self.pending_number is not None and self.last_san is None:
+            number = self.pending_number
+            raise self.positions.error(
+                f"expected a move after {number.number}{number.text}., found {found}", offset
+            )
+
+    def _flush_trailing(self, comments: Sequence[_Token]) -> None:
+        """Attach the comments seen since the last move to it (or to the opening)."""
+        self.trailing = []
+        number, san = self.pending_number, self.last_san
+        if number is None or san is None:
+            self.opening.extend(comment.text for comment in comments)
+            return
+        self.pending_number = self.last_san = None
+        self.moves.append(_make_move(number, san, comments, self.positions))
+
+
+def _make_move(
+    number: _Token, san: _Token, comments: Sequence[_Token], positions: _Positions
+) -> BpgnMove:
+    board = BoardId(number.text.upper())
+    color = chess.WHITE if number.text.isupper() else chess.BLACK
+    steal: tuple[BoardId, chess.Square] | None = None
+    clock: float | None = None
+    rest: list[str] = []
+    for comment in comments:
+        if found := _STEAL_RE.fullmatch(comment.text):
+            if steal is not None:
+                raise positions.error("a move can steal only once", comment.offset)
+            steal = BoardId(found[1]), chess.parse_square(found[2])
+        elif clock is None and not rest and is_clock_comment(comment.text):
+            clock = float(comment.text)
+        else:
+            rest.append(comment.text)
+    try:
+        return BpgnMove(board, color, number.number, san.text, clock, tuple(rest), steal)
+    except BpgnError as error:
+        raise positions.error(error.reason, san.offset) from None
+
+
+def parse_bpgn(text: str) -> list[BpgnGame]:
+    """All games in ``text``, in order. Raises :class:`BpgnError` with line and column."""
+    positions = _Positions(text)
+    games: list[BpgnGame] = []
+    builder = _GameBuilder(positions)
+    for token in _tokens(text, positions):
+        if token.kind is _Kind.TAG:
+            if builder.started_movetext:  # a new game began without a result token
+                games.append(builder.finish(None, token.offset, "a tag"))
+                builder = _GameBuilder(positions)
+            builder.add_tag(token)
+        elif token.kind is _Kind.COMMENT:
+            builder.add_comment(token)
+        elif token.kind is _Kind.NUMBER:
+            builder.add_number(token)
+        elif token.kind is _Kind.SAN:
+            builder.add_san(token)
+        else:
+            games.append(builder.finish(token.text, token.offset, "the result"))
+            builder = _GameBuilder(positions)
+    if not builder.empty:
+        games.append(builder.finish(None, len(text), "the end of the text"))
+    return games
+
+
+def parse_bpgn_game(text: str) -> BpgnGame:
+    """The single game in ``text``."""
+    games = parse_bpgn(text)
+    if len(games) != 1:
+        raise BpgnError(f"expected exactly one game, found {len(games)}")
+    return games[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Writer
+
+
+def _tag_text(name: str, value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{escaped}"]'
+
+
+def _tag_lines(tags: Mapping[str, str]) -> list[str]:
+    """One tag a line, except ``XElo`` joins ``X`` on its line as bughousedb writes it."""
+    lines: list[str] = []
+    previous = ""
+    for name, value in tags.items():
+        if lines and previous and name == f"{previous}Elo":
+            lines[-1] += _tag_text(name, value)
+        else:
+            lines.append(_tag_text(name, value))
+        previous = name
+    return lines
+
+
+def _move_text(move: BpgnMove) -> str:
+    text = f"{move.label} {move.san}"
+    if move.clock is not None:
+        text += f"{{{format_clock(move.clock)}}}"
+    if move.steal is not None:
+        text += f" {{{steal_comment(*move.steal)}}}"
+    return text + "".join(f" {{{comment}}}" for comment in move.comments)
+
+
+def _closing_needed(game: BpgnGame) -> bool:
+    """Whether the closing comment must be written even when empty, so it is not mistaken."""
+    if game.closing_comment:
+        return True
+    if game.moves:
+        return bool(game.moves[-1].comments)
+    return bool(game.comments)
+
+
+def write_bpgn(game: BpgnGame) -> str:
+    """The game as bughousedb writes it: tags, opening comments, one line of moves, the end."""
+    lines = _tag_lines(game.tags)
+    lines.extend(f"{{{comment}}}" for comment in game.comments)
+    if game.moves:
+        lines.append(" ".join(_move_text(move) for move in game.moves))
+    ending = f"{{{game.closing_comment}}} " if _closing_needed(game) else ""
+    lines.append(ending + game.result)
+    return "\n".join(lines) + "\n"
+
+
+def write_bpgn_games(games: Iterable[BpgnGame]) -> str:
+    return "\n".join(write_bpgn(game) for game in games)
+
+
+# --------------------------------------------------------------------------------------------
+# Building games from played moves
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """A half-move as the bridge knows it, before it is numbered.
+
+    ``san`` may be the rules core's form with the steal square (``b8=Q(d1)+``) and ``steal`` a
+    :class:`StealInfo`: :func:`numbered_moves` turns both into BPGN's form.
+    """
+
+    board: BoardId
+    color: chess.Color
+    san: str
+    clock: float | None = None
+    steal: StealLike = None
+    comments: tuple[str, ...] = ()
+
+
+PlayedMoveLike = PlayedMove | tuple[BoardId, chess.Color, str, float | None, StealLike]
+
+
+def numbered_moves(
+    played: Iterable[PlayedMoveLike],
+    *,
+    first_numbers: Mapping[BoardId, int] | None = None,
+) -> tuple[BpgnMove, ...]:
+    """Number half-moves per board: White's move opens a number, Black's closes it.
+
+    Items are :class:`PlayedMove` or ``(board, color, san, clock_seconds, steal)`` tuples in
+    real time order; ``first_numbers`` serves games that start from a set-up position.
+    """
+    numbers = dict.fromkeys(BoardId, 1) | dict(first_numbers or {})
+    moves: list[BpgnMove] = []
+    for item in played:
+        move = item if isinstance(item, PlayedMove) else PlayedMove(*item)
+        moves.append(_bpgn_move(move, numbers[move.board]))
+        if move.color == chess.BLACK:
+            numbers[move.board] += 1
+    return tuple(moves)
+
+
+def _bpgn_move(move: PlayedMove, number: int) -> BpgnMove:
+    steal: tuple[BoardId, chess.Square] | None
+    if isinstance(move.steal, StealInfo):
+        steal = (move.steal.board, move.steal.square)
+    elif move.steal is None and (suffix := _STEAL_SUFFIX_RE.search(move.san)):
+        steal = (move.board.other, chess.parse_square(suffix[1]))
+    else:
+        steal = move.steal
+    comments = tuple(normalize_comment(comment) for comment in move.comments)
+    san = _STEAL_SUFFIX_RE.sub("", move.san)
+    return BpgnMove(move.board, move.color, number, san, move.clock, comments, steal)
+
+
+def game_from_moves(
+    played: Iterable[PlayedMoveLike],
+    *,
+    tags: Mapping[str, str] | None = None,
+    result: str = "*",
+    comments: Sequence[str] = (),
+    closing_comment: str = "",
+) -> BpgnGame:
+    """A game from played moves; ``result`` (e.g. ``ResultDecided.bpgn_result``) also sets the
+    ``Result`` tag."""
+    all_tags = dict(tags or {})
+    all_tags["Result"] = result
+    return BpgnGame(
+        all_tags,
+        numbered_moves(played),
+        result,
+        tuple(normalize_comment(comment) for comment in comments),
+        normalize_comment(closing_comment),
+    )
+
+
+_CLOSING_PHRASES: Final = {
+    "checkmate": "{loser} checkmated",
+    "time": "{loser} forfeits on time",
+    "resign": "{loser} resigns",
+}
+
+
+def closing_comment_for(result: ResultDecided, players: Mapping[Seat, str]) -> str:
+    """A bughousedb-style closing comment: ``BobBughouse checkmated``, ``X forfeits on time``."""
+    if result.bpgn_result == "1/2-1/2":
+        return "Game drawn"
+    if result.bpgn_result not in {"1-0", "0-1"}:
+        return f"Game ended: {result.reason}"
+    loser_color = chess.BLACK if result.bpgn_result == "1-0" else chess.WHITE
+    loser_seat = Seat(result.board, loser_color)
+    loser = players.get(loser_seat, PLAYER_TAGS[loser_seat])
+    phrase = _CLOSING_PHRASES.get(result.reason)
+    text = f"{loser} loses ({result.reason})" if phrase is None else phrase.format(loser=loser)
+    return normalize_comment(text.replace("}", ")"))
+
+
+def game_from_match_log(
+    events: Iterable[MatchEvent],
+    *,
+    tags: Mapping[str, str] | None = None,
+    comments: Sequence[str] = (),
+) -> BpgnGame:
+    """The game so far, from the match's event stream: moves (takebacks undone) and result."""
+    played: list[MovePlayed] = []
+    decided: ResultDecided | None = None
+    for event in events:
+        if isinstance(event, MovePlayed):
+            played.append(event)
+        elif isinstance(event, Takeback):
+            played = _after_takeback(played, event)
+        elif isinstance(event, ResultDecided):
+            decided = event
+    moves = [
+        PlayedMove(
+            event.board,
+            event.color,
+            event.san,
+            None if event.clock_ms is None else event.clock_ms / 1000,
+            event.steal,
+        )
+        for event in played
+    ]
+    game = game_from_moves(moves, tags=tags, comments=comments)
+    if decided is None:
+        return game
+    closing = closing_comment_for(decided, game.players)
+    return replace(
+        game,
+        tags=game.tags | {"Result": decided.bpgn_result},
+        result=decided.bpgn_result,
+        closing_comment=closing,
+    )
+
+
+def _after_takeback(played: list[MovePlayed], takeback: Takeback) -> list[MovePlayed]:
+    kept: list[MovePlayed] = []
+    plies = 0
+    for event in played:
+        if event.board is takeback.board:
+            plies += 1
+            if plies > takeback.ply:
+                continue
+        kept.append(event)
+    return kept
+
+
+# --------------------------------------------------------------------------------------------
+# Replay through the rules core
+
+
+class BpgnReplayError(ValueError):
+    """A move of the game does not parse or is illegal under the match's rules."""
+
+    def __init__(self, index: int, move: BpgnMove, reason: str) -> None:
+        super().__init__(f"half-move {index + 1} ({move.label} {move.san}): {reason}")
+        self.index = index
+        self.move = move
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One replayed half-move: what the file says, what the match understood, what followed."""
+
+    index: int
+    move: BpgnMove
+    bughouse_move: BughouseMove
+    events: tuple[MatchEvent, ...]
+
+
+def replay(
+    game: BpgnGame,
+    match: Match,
+    *,
+    times: Sequence[float] | None = None,
+    force: bool = False,
+) -> list[ReplayStep]:
+    """Play every half-move of ``game`` on ``match`` (mutated), in file order.
+
+    ``times`` gives each half-move's pipeline time ``t`` (default: its index). Raises
+    :class:`BpgnReplayError` on the first move that does not parse or is illegal (unless
+    ``force``).
+    """
+    if times is not None and len(times) != len(game.moves):
+        raise ValueError(f"{len(times)} times for {len(game.moves)} half-moves")
+    steps: list[ReplayStep] = []
+    for index, move in enumerate(game.moves):
+        t = float(index) if times is None else times[index]
+        bughouse_move = _parse_move(match, index, move)
+        try:
+            events = match.play(bughouse_move, t=t, clock_ms=move.clock_ms, force=force)
+        except ValueError as error:
+            raise BpgnReplayError(index, move, str(error)) from error
+        steps.append(ReplayStep(index, move, bughouse_move, tuple(events)))
+    return steps
+
+
+def _parse_move(match: Match, index: int, move: BpgnMove) -> BughouseMove:
+    if match.turn(move.board) != move.color:
+        whose = f"{color_name(move.color)}'s turn on board {move.board}"
+        raise BpgnReplayError(index, move, f"it is not {whose}")
+    try:
+        return match.parse_san(move.board, core_san(move))
+    except ValueError as error:
+        raise BpgnReplayError(index, move, str(error)) from error
+
+
+def core_san(move: BpgnMove) -> str:
+    """The rules core writes a steal into the SAN itself: ``b8=Q(d1)``."""
+    if move.steal is None:
+        return move.san
+    return f"{move.san.rstrip('+#')}({chess.square_name(move.steal[1])})"
