@@ -1,19 +1,250 @@
-"""The ``demo``subcommand (placeholder until its issue lands)."""
+"""``bughouse-bridge demo``: the whole product on one machine, offline, without configuration.
+
+Two emulated DGT boards with clocks sit behind ptys and play a bundled real game at human pace;
+the daemon reads them through the real serial path (pyserial), publishes on an embedded MQTT broker,
+and a subscriber prints the live event stream until the result.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import random
+import socket
 import sys
-from typing import TYPE_CHECKING
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import aiomqtt
+
+from bughouse_bridge.bughouse.bpgn import parse_bpgn
+from bughouse_bridge.bughouse.rules import PRESETS, get_preset
+from bughouse_bridge.config import ConfigError, load_settings
+from bughouse_bridge.daemon.app import Daemon
+from bughouse_bridge.daemon.emulate import board_configs, play_plan, wait_for_hosts
+from bughouse_bridge.daemon.logging import setup_logging
+from bughouse_bridge.data import bundled_game, bundled_game_names
+from bughouse_bridge.drivers.pty_emulator import PtyEmulator
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.game import Pace, game_scenario
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+
+    from bughouse_bridge.bughouse.bpgn import BpgnGame
+    from bughouse_bridge.config import Settings
+
+HOST_PATIENCE = 20.0  # seconds the boards wait for the daemon's handshake
+AFTER_GAME = 5.0  # seconds to keep listening after the last move, for the result
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("--speed", type=float, default=1.0, help="play N times faster (default 1)")
+    parser.add_argument(
+        "--game", choices=bundled_game_names(), default=None, help="which bundled game to play"
+    )
+    parser.add_argument(
+        "--rules",
+        choices=sorted(PRESETS),
+        default="fics",
+        help="rule preset the bridge referees with (default fics: the game was played on FICS)",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the handling noise")
+    parser.add_argument("--raw", action="store_true", help="print the JSON events as they come")
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
-    print("bughouse-bridge demo: not available yet", file=sys.stderr)
-    return 1
+    if args.speed <= 0:
+        print("demo: --speed must be positive", file=sys.stderr)
+        return 2
+    setup_logging("warning")
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(_demo(args))
+    return 0
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    game = parse_bpgn(bundled_game(args.game))[0]
+    with tempfile.TemporaryDirectory(prefix="bughouse-demo-") as tmp:
+        workdir = Path(tmp)
+        configs = board_configs("3000")
+        runners = {
+            link: PtyEmulator(
+                EmulatedBoard(config, random.Random(f"{args.seed}:{link}")),  # noqa: S311
+                link=link,
+                symlink=workdir / f"board-{link.lower()}",
+            )
+            for link, config in configs.items()
+        }
+        try:
+            settings = _demo_settings(game, args.rules, runners, workdir)
+        except ConfigError as error:
+            print(f"demo: {error}", file=sys.stderr)
+            return 2
+        _print_intro(game, settings, runners)
+        try:
+            return await _run_demo(game, args, settings, runners)
+        finally:
+            for runner in runners.values():
+                runner.close()
+
+
+async def _run_demo(
+    game: BpgnGame, args: argparse.Namespace, settings: Settings, runners: dict[str, PtyEmulator]
+) -> int:
+    listening = asyncio.Event()
+    daemon = Daemon(settings)
+    result_seen = asyncio.Event()
+    async with asyncio.TaskGroup() as tasks:
+        daemon_task = tasks.create_task(daemon.run(), name="demo-daemon")
+        viewer = tasks.create_task(
+            _view(settings, listening, result_seen, raw=args.raw), name="demo-viewer"
+        )
+        await asyncio.wait_for(listening.wait(), 30)
+        await wait_for_hosts(runners, HOST_PATIENCE)
+        plan = game_scenario(
+            game,
+            rules=get_preset("fics"),
+            configs=board_configs("3000"),
+            seed=args.seed,
+            pace=Pace(speed=args.speed),
+            with_host=False,
+        )
+        await play_plan(plan, runners, announce=False)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
+        daemon.stop()
+        await daemon_task
+        viewer.cancel()
+    print("demo finished.")
+    return 0
+
+
+def _demo_settings(
+    game: BpgnGame, rules: str, runners: dict[str, PtyEmulator], workdir: Path
+) -> Settings:
+    players = {seat: name for seat, name in _players(game).items() if name}
+    first = {k: v for k, v in players.items() if k in {"black_a", "white_b"}}
+    second = {k: v for k, v in players.items() if k in {"white_a", "black_b"}}
+    return load_settings(
+        None,
+        overrides={
+            "bridge_id": "demo",
+            "match_id": "demo-game",
+            "rules.preset": rules,
+            "links": [
+                {"name": link, "port": str(runner.symlink or runner.path)}
+                for link, runner in runners.items()
+            ],
+            "mqtt.embedded": True,
+            "mqtt.embedded_port": _free_port(),
+            "state_dir": str(workdir / "state"),
+            "teams.first.id": "team-black-a",
+            "teams.first.name": " & ".join(first.values()) or "Team 1",
+            "teams.first.players": first,
+            "teams.second.id": "team-white-a",
+            "teams.second.name": " & ".join(second.values()) or "Team 2",
+            "teams.second.players": second,
+        },
+    )
+
+
+def _players(game: BpgnGame) -> dict[str, str]:
+    tags = game.tags
+    return {
+        "white_a": tags.get("WhiteA", ""),
+        "black_a": tags.get("BlackA", ""),
+        "white_b": tags.get("WhiteB", ""),
+        "black_b": tags.get("BlackB", ""),
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _print_intro(game: BpgnGame, settings: Settings, runners: dict[str, PtyEmulator]) -> None:
+    tags = game.tags
+    print(f"bughouse-bridge demo — {tags.get('Event', 'a bughouse game')}, {tags.get('Date', '')}")
+    print(f"  board A: {tags.get('WhiteA')} (White) vs {tags.get('BlackA')} (Black)")
+    print(f"  board B: {tags.get('WhiteB')} (White) vs {tags.get('BlackB')} (Black)")
+    for link, runner in runners.items():
+        print(f"  emulated board {link} on {runner.path}")
+    mqtt = settings.mqtt
+    root = f"{mqtt.root}/match/{settings.match_id}"
+    print(f"  embedded MQTT broker on {mqtt.connect_host}:{mqtt.connect_port}, topics {root}/#")
+    print(f"  rules: {settings.rules.preset}")
+    print()
+
+
+async def _view(
+    settings: Settings, listening: asyncio.Event, result_seen: asyncio.Event, *, raw: bool
+) -> None:
+    mqtt = settings.mqtt
+    events_topic = f"{mqtt.root}/match/{settings.match_id}/events"
+    for _ in range(100):  # the embedded broker may take a moment to accept connections
+        try:
+            async with aiomqtt.Client(mqtt.connect_host, mqtt.connect_port) as client:
+                await client.subscribe(events_topic, qos=1)
+                listening.set()
+                async for message in client.messages:
+                    event = json.loads(bytes(message.payload))
+                    print(json.dumps(event) if raw else describe(event), flush=True)
+                    if event.get("type") == "result":
+                        result_seen.set()
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.2)
+
+
+def describe(event: dict[str, Any]) -> str:
+    """One readable line for an event of the contract (the demo's live view)."""
+    prefix = f"[{event.get('t', 0):7.1f}s] #{event.get('seq', '?'):<4}"
+    kind = event.get("type")
+    board = event.get("board") or "-"
+    describer = _DESCRIBERS.get(str(kind))
+    body = describer(event) if describer else json.dumps(event)
+    return f"{prefix} {board}  {body}"
+
+
+def _describe_move(event: dict[str, Any]) -> str:
+    ply = int(event["ply"])
+    number = (ply + 1) // 2
+    label = f"{number}." if event["color"] == "white" else f"{number}..."
+    clock = event.get("clock_ms")
+    clock_text = "" if clock is None else f"  ({clock // 60000}:{clock // 1000 % 60:02d} left)"
+    steal = event.get("steal")
+    steal_text = (
+        "" if steal is None else f"  stole {steal['piece']} from {steal['board']}{steal['square']}"
+    )
+    pockets = event["pockets"]
+    pocket_text = "  ".join(
+        f"{b} w:{pockets[b]['white'] or '-'} b:{pockets[b]['black'] or '-'}" for b in ("A", "B")
+    )
+    return f"{label:<6}{event['san']:<9}{clock_text}{steal_text}   pockets {pocket_text}"
+
+
+def _describe_alert(event: dict[str, Any]) -> str:
+    rule = f" [{event['rule']}]" if event.get("rule") else ""
+    return f"!! {event['severity'].upper()} {event['code']}{rule}: {event['message']}"
+
+
+_DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "move": _describe_move,
+    "alert": _describe_alert,
+    "check": lambda e: f"   {e['color']} is in check",
+    "mate": lambda e: f"## MATE ({e['status']}) against {e['color']}: {e['reason']}",
+    "stalemate": lambda e: f"## stalemate ({e['status']}) for {e['color']}",
+    "flag": lambda e: f"## {e['color']}'s flag fell",
+    "clocks": lambda e: f"## clocks {e['status'].replace('_', ' ')}",
+    "result": lambda e: (
+        f"== RESULT {e['bpgn_result']} on board {e['board']} by {e['reason']}; "
+        f"winner: {e['winner'] or 'draw'}"
+    ),
+    "link": lambda e: f"   link {e['link']} {e['status']}",
+    "takeback": lambda e: f"   takeback, board now at ply {e['ply']}",
+}

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configs(clock: str) -> dict[str, BoardConfig]:
+def board_configs(clock: str) -> dict[str, BoardConfig]:
     kind = CLOCK_KINDS[clock]
     return {
         "A": BoardConfig(clock=ClockConfig(kind=kind)),
@@ -86,7 +86,7 @@ def _configs(clock: str) -> dict[str, BoardConfig]:
 
 
 async def _emulate(game: BpgnGame, args: argparse.Namespace) -> int:
-    configs = _configs(args.clock)
+    configs = board_configs(args.clock)
     if args.link_dir is not None:
         args.link_dir.mkdir(parents=True, exist_ok=True)
     runners = {
@@ -101,7 +101,7 @@ async def _emulate(game: BpgnGame, args: argparse.Namespace) -> int:
         for link, runner in runners.items():
             shown = f" -> {runner.symlink}" if runner.symlink else ""
             print(f"board {link}: {runner.path}{shown}", flush=True)
-        await _wait_for_hosts(runners, args.wait_host)
+        await wait_for_hosts(runners, args.wait_host)
         set_up: dict[str, chess.BaseBoard] | None = None
         seed = args.seed
         while True:
@@ -114,7 +114,7 @@ async def _emulate(game: BpgnGame, args: argparse.Namespace) -> int:
                 with_host=False,
                 set_up_from=set_up,
             )
-            await _play(plan, runners)
+            await play_plan(plan, runners)
             if not args.loop:
                 break
             set_up, seed = plan.final, seed + 1
@@ -127,7 +127,7 @@ async def _emulate(game: BpgnGame, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _wait_for_hosts(runners: dict[str, PtyEmulator], patience: float) -> None:
+async def wait_for_hosts(runners: dict[str, PtyEmulator], patience: float) -> None:
     waits = [runner.host_seen.wait() for runner in runners.values()]
     try:
         async with asyncio.timeout(patience):
@@ -137,7 +137,9 @@ async def _wait_for_hosts(runners: dict[str, PtyEmulator], patience: float) -> N
         print("no host on every board yet: starting anyway", flush=True)
 
 
-async def _play(plan: GamePlan, runners: dict[str, PtyEmulator]) -> None:
+async def play_plan(
+    plan: GamePlan, runners: dict[str, PtyEmulator], *, announce: bool = True
+) -> None:
     loop = asyncio.get_running_loop()
     any_runner = next(iter(runners.values()))
     offset = any_runner.now()
@@ -145,7 +147,7 @@ async def _play(plan: GamePlan, runners: dict[str, PtyEmulator]) -> None:
     for runner in runners.values():
         runner.play(actions, offset=offset)
     origin = loop.time() - offset
-    for planned in plan.moves:
+    for planned in plan.moves if announce else ():
         text = f"{planned.label} {planned.san}"
         loop.call_at(origin + offset + planned.pressed, functools.partial(print, text, flush=True))
     for runner in runners.values():

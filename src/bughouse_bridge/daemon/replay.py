@@ -1,19 +1,65 @@
-"""The ``replay``subcommand (placeholder until its issue lands)."""
+"""``bughouse-bridge replay TRACE``: run a recorded trace through the pure pipeline (contract §1).
+
+Writes the events, one JSON object per line, to standard output. Exit status 0, 1 on an
+unreadable trace file, 2 on bad arguments or configuration.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from bughouse_bridge.bridge import Bridge, replay_chunks
+from bughouse_bridge.daemon.wiring import ConfigurationError, replay_bridge_config
+from bughouse_bridge.trace import parse_trace_lines
 
 if TYPE_CHECKING:
     import argparse
 
+    from bughouse_bridge.trace import TraceParse
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("trace", type=Path, help="the trace file (JSON Lines, contract §1)")
+    parser.add_argument("--rules", help="rule preset: dsj (default), dsb, olite, fics")
+    parser.add_argument("--config", type=Path, help="a configuration file (links, teams, timings)")
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
-    print("bughouse-bridge replay: not available yet", file=sys.stderr)
-    return 1
+    try:
+        text = args.trace.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"replay: cannot read {args.trace}: {error}", file=sys.stderr)
+        return 1
+    parsed = parse_trace_lines(text.splitlines())
+    _report_problems(args.trace, parsed)
+    try:
+        config = replay_bridge_config(
+            config_file=args.config, rules=args.rules, trace_links=_links_in_order(parsed)
+        )
+    except ConfigurationError as error:
+        print(f"replay: {error}", file=sys.stderr)
+        return 2
+    bridge = Bridge(config)
+    chunks = ((r.t, r.link, r.data) for r in parsed.records if r.direction == "rx")
+    output = replay_chunks(bridge, chunks)
+    out = sys.stdout
+    for payload in output.events:
+        out.write(json.dumps(payload, separators=(",", ":"), ensure_ascii=False) + "\n")
+    out.flush()
+    return 0
+
+
+def _links_in_order(parsed: TraceParse) -> list[str]:
+    links: list[str] = []
+    for record in parsed.records:
+        if record.link not in links:
+            links.append(record.link)
+    return links
+
+
+def _report_problems(path: Path, parsed: TraceParse) -> None:
+    for problem in parsed.problems:
+        print(f"replay: {path}:{problem.line_number}: {problem.message} (skipped)", file=sys.stderr)

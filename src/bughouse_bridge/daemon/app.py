@@ -1,0 +1,346 @@
+"""The composition root: settings → drivers + the pure ``Bridge``, run under one TaskGroup.
+
+Tasks: one reader per serial link, one MQTT link (publisher + request listener), one core
+consumer that owns the ``Bridge`` and is the only code that touches it, and the watchdog (the
+core consumer pings systemd after every step, so a stuck pipeline is noticed).
+
+Every input the core consumes — received bytes, link changes, timer firings, arbiter commands — is
+appended to the journal *before* it is processed, with the pipeline time it was processed at.
+Replaying the journal through a fresh ``Bridge`` therefore rebuilds the exact same state and the
+same event numbers, which is how the daemon resumes after a SIGKILL or a power cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bughouse_bridge import __version__
+from bughouse_bridge.bridge import Bridge, Output
+from bughouse_bridge.daemon import systemd
+from bughouse_bridge.daemon.wiring import bridge_config
+from bughouse_bridge.drivers.broker import EmbeddedBroker
+from bughouse_bridge.drivers.journal import EntryKind, Journal
+from bughouse_bridge.drivers.mqtt import MqttLink, Request
+from bughouse_bridge.drivers.outbox import Outbox
+from bughouse_bridge.drivers.serial_link import LinkState, SerialLink, handshake
+from bughouse_bridge.drivers.trace_recorder import TraceRecorder
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+    from bughouse_bridge.config import Settings
+    from bughouse_bridge.drivers.journal import JournalEntry
+
+logger = logging.getLogger(__name__)
+
+ORIGIN_KEY = "origin_epoch"
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    link: str
+    data: bytes
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChange:
+    link: str
+    connected: bool
+    port: str | None
+    t: float
+
+
+@dataclass(slots=True)
+class ArbiterRequest:
+    request: Request
+    answer: asyncio.Future[bytes]
+
+
+Inbound = Received | LinkChange | ArbiterRequest
+
+
+class PipelineClock:
+    """Seconds since the match's origin, monotonic within a process, continued across restarts."""
+
+    def __init__(self, origin_epoch: float, not_before: float = 0.0) -> None:
+        since_origin = max(time.time() - origin_epoch, not_before)
+        self._offset = since_origin - time.monotonic()
+        self.origin_epoch = origin_epoch
+
+    def now(self) -> float:
+        return time.monotonic() + self._offset
+
+    def from_monotonic(self, monotonic: float) -> float:
+        return monotonic + self._offset
+
+
+class Daemon:
+    """One bridge process serving one match."""
+
+    def __init__(self, settings: Settings, *, on_ready: Callable[[], None] | None = None) -> None:
+        self.settings = settings
+        self.boot_id = uuid.uuid4().hex
+        self._on_ready = on_ready
+        state_dir = settings.state_dir
+        self.journal = Journal(state_dir / "journal.sqlite")
+        self.outbox = Outbox(state_dir / "outbox.sqlite")
+        self.clock = self._pipeline_clock()
+        self.bridge = Bridge(
+            bridge_config(
+                settings, boot_id=self.boot_id, clock_origin_epoch=self.clock.origin_epoch
+            )
+        )
+        self._inbound: asyncio.Queue[Inbound] = asyncio.Queue()
+        self._stopping = asyncio.Event()
+        self._recorder = self._trace_recorder()
+        self.links: dict[str, SerialLink] = {}
+        self._link_up: dict[str, bool] = {}
+        self.mqtt: MqttLink | None = None
+
+    # -- start-up -----------------------------------------------------------------------------
+
+    def _trace_recorder(self) -> TraceRecorder | None:
+        if self.settings.record is None:
+            return None
+        meta = {
+            "bridge": self.settings.bridge_id,
+            "match": self.settings.match_id,
+            "rules": self.settings.rules.preset,
+            "boot_id": self.boot_id,
+            "version": __version__,
+        }
+        return TraceRecorder(self.settings.record, meta=meta, clock=self.clock.now)
+
+    def _pipeline_clock(self) -> PipelineClock:
+        stored = self.journal.meta(ORIGIN_KEY)
+        if stored is None:
+            origin = time.time()
+            self.journal.set_meta(ORIGIN_KEY, repr(origin))
+            return PipelineClock(origin)
+        return PipelineClock(float(stored), not_before=self.journal.last_t() or 0.0)
+
+    def resume(self) -> int:
+        """Rebuild the pipeline from the journal; return how many inputs were replayed.
+
+        Events the outbox already holds are not queued again; events the crash cut off between
+        the journal and the outbox are (they get their original ``seq``).
+        """
+        already_queued = self.outbox.last_seq() or 0
+        self.bridge.mute_until(already_queued + 1)
+        replayed = 0
+        for entry in self.journal.entries():
+            self._route(self._replay_entry(entry))
+            replayed += 1
+        self.bridge.mute_until(0)
+        self.journal.begin_boot(self.boot_id, self.clock.now())
+        if replayed:
+            logger.info(
+                "resumed from %d journal entries, last seq %d", replayed, self.bridge.last_seq
+            )
+        return replayed
+
+    def _replay_entry(self, entry: JournalEntry) -> Output:
+        match entry.kind:
+            case EntryKind.RX if entry.link is not None and entry.data is not None:
+                return self.bridge.receive(entry.link, entry.data, entry.t)
+            case EntryKind.TIMER:
+                return self.bridge.on_timer(entry.t)
+            case EntryKind.LINK if entry.link is not None:
+                return self.bridge.link_state(
+                    entry.link, entry.t, connected=bool(entry.connected), port=None
+                )
+            case EntryKind.COMMAND if entry.text is not None:
+                _, output = self.bridge.command(entry.text, entry.data or b"", entry.t)
+                return output
+            case _:
+                return Output()
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self.resume()
+        async with self._broker(), asyncio.TaskGroup() as tasks:
+            self.mqtt = self._mqtt_link()
+            tasks.create_task(self.mqtt.run(), name="mqtt")
+            for link in self._serial_links():
+                self.links[link.name] = link
+                tasks.create_task(link.run(), name=f"serial-{link.name}")
+            self._publish_retained_snapshot()
+            core = tasks.create_task(self._consume(), name="core")
+            self._announce_ready()
+            await self._stopping.wait()
+            core.cancel()
+            for task in tasks._tasks:  # noqa: SLF001 - cancel the readers, keep MQTT draining
+                if task.get_name().startswith("serial-"):
+                    task.cancel()
+            self.mqtt.stop()
+        self.journal.close()
+        self.outbox.close()
+        if self._recorder is not None:
+            self._recorder.close()
+        return 0
+
+    def stop(self) -> None:
+        systemd.stopping()
+        self._stopping.set()
+
+    def _announce_ready(self) -> None:
+        systemd.ready()
+        systemd.status(f"serving match {self.settings.match_id}")
+        if self._on_ready is not None:
+            self._on_ready()
+
+    @contextlib.asynccontextmanager
+    async def _broker(self) -> AsyncIterator[None]:
+        mqtt = self.settings.mqtt
+        if not mqtt.embedded:
+            yield
+            return
+        async with EmbeddedBroker(host=mqtt.embedded_host, port=mqtt.embedded_port):
+            yield
+
+    def _mqtt_link(self) -> MqttLink:
+        mqtt = self.settings.mqtt
+        return MqttLink(
+            host=mqtt.connect_host,
+            port=mqtt.connect_port,
+            root=mqtt.root,
+            bridge_id=self.settings.bridge_id,
+            outbox=self.outbox,
+            boot_id=self.boot_id,
+            version=__version__,
+            on_request=self._on_request,
+            client_id=mqtt.client_id,
+            username=mqtt.username,
+            password=mqtt.password,
+            tls_context=mqtt.ssl_context(),
+            keepalive=mqtt.keepalive,
+            mqtt5=mqtt.protocol == "5" and not mqtt.embedded,
+        )
+
+    def _serial_links(self) -> list[SerialLink]:
+        return [
+            SerialLink(
+                link.name,
+                link.port,
+                self._on_bytes,
+                self._on_link_state,
+                on_tx=self._on_tx,
+                handshake=handshake,
+                silence_timeout=self.settings.timings.link_silence_timeout,
+            )
+            for link in self.settings.links
+        ]
+
+    # -- driver callbacks: everything goes through the one queue -------------------------------
+
+    def _on_bytes(self, link: str, data: bytes, monotonic: float) -> None:
+        self._inbound.put_nowait(Received(link, data, self.clock.from_monotonic(monotonic)))
+
+    def _on_tx(self, link: str, data: bytes, monotonic: float) -> None:
+        t = self.clock.from_monotonic(monotonic)
+        if self._recorder is not None:
+            self._recorder.tx(link, data, t)
+
+    def _on_link_state(self, state: LinkState) -> None:
+        # The driver reports "port open" and "board identified" separately; the pipeline only
+        # cares whether the board talks to us, so pass on transitions alone.
+        if self._link_up.get(state.link) == state.connected:
+            return
+        self._link_up[state.link] = state.connected
+        change = LinkChange(state.link, state.connected, state.port, self.clock.now())
+        self._inbound.put_nowait(change)
+
+    async def _on_request(self, request: Request) -> bytes:
+        answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._inbound.put_nowait(ArbiterRequest(request, answer))
+        return await answer
+
+    # -- the core consumer ---------------------------------------------------------------------
+
+    async def _consume(self) -> None:
+        while True:
+            item = await self._next_input()
+            output = self._process(item) if item is not None else self._fire_timer()
+            self._route(output)
+            systemd.watchdog()
+
+    async def _next_input(self) -> Inbound | None:
+        deadline = self.bridge.deadline()
+        if deadline is None:
+            return await self._inbound.get()
+        try:
+            return await asyncio.wait_for(
+                self._inbound.get(), max(0.0, deadline - self.clock.now())
+            )
+        except TimeoutError:
+            return None
+
+    def _fire_timer(self) -> Output:
+        now = self.clock.now()
+        self.journal.append_timer(now)
+        return self.bridge.on_timer(now)
+
+    def _process(self, item: Inbound) -> Output:
+        match item:
+            case Received():
+                self.journal.append_rx(item.link, item.data, item.t)
+                if self._recorder is not None:
+                    self._recorder.rx(item.link, item.data, item.t)
+                return self.bridge.receive(item.link, item.data, item.t)
+            case LinkChange():
+                self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
+                return self.bridge.link_state(
+                    item.link, item.t, connected=item.connected, port=item.port
+                )
+            case ArbiterRequest():
+                return self._answer(item)
+
+    def _answer(self, item: ArbiterRequest) -> Output:
+        now = self.clock.now()
+        request = item.request
+        self.journal.append_command(request.verb, request.payload, now)
+        response, output = self.bridge.command(request.verb, request.payload, now)
+        if not item.answer.done():
+            item.answer.set_result(self.bridge.encode_response(response))
+        return output
+
+    def _route(self, output: Output) -> None:
+        durable = [p for p in output.publications if p.qos > 0 or p.retain]
+        if durable:
+            self.outbox.append(durable, seq=self.bridge.last_seq)
+        if self.mqtt is not None:
+            for publication in output.publications:
+                if publication.qos == 0 and not publication.retain:
+                    self.mqtt.publish_ephemeral(publication.topic, publication.payload)
+            if durable:
+                self.mqtt.notify()
+        for link_name, data in output.writes:
+            link = self.links.get(link_name)
+            if link is not None:
+                link.write(data)
+
+    def _publish_retained_snapshot(self) -> None:
+        now = self.clock.now()
+        self.outbox.append(self.bridge.retained_publications(now), seq=self.bridge.last_seq)
+
+
+async def serve(settings: Settings, *, on_ready: Callable[[], None] | None = None) -> int:
+    """Run the daemon until SIGTERM or SIGINT; return the exit status."""
+    daemon = Daemon(settings, on_ready=on_ready)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, daemon.stop)
+    try:
+        return await daemon.run()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
