@@ -1,0 +1,491 @@
+"""Configuration: one TOML file, ``BUGHOUSE_*`` environment variables and command-line flags.
+
+Precedence, highest first: command line > environment (``BUGHOUSE_MQTT__PORT=8883``, nested with
+``__``) > TOML file > defaults. Every model forbids unknown keys, so a typo anywhere is an error.
+:func:`load_settings` turns every problem into one :class:`ConfigError` whose message names the
+dotted key and where the value came from (the file, "environment" or "command line").
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import ssl
+import tomllib
+from contextvars import ContextVar
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+ENV_PREFIX = "BUGHOUSE_"
+ENV_NESTED_DELIMITER = "__"
+PASSWORD_CREDENTIAL = "mqtt_password"  # noqa: S105 - a credential *name*: LoadCredential=mqtt_password:… in the systemd unit
+KNOWN_PRESETS = ("dsj", "dsb", "olite", "fics")
+SERIAL_PREFIX = "serial:"
+
+Identifier = Annotated[str, Field(pattern=r"^[a-z0-9-]+$", min_length=1, max_length=64)]
+PositiveSeconds = Annotated[float, Field(gt=0)]
+
+
+class ConfigError(Exception):
+    """A configuration problem, worded for the organiser. ``str()`` is the whole message."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Orientation(StrEnum):
+    NORMAL = "normal"  # connector on White's left, as the DGT numbering assumes
+    ROTATED = "rotated"
+    AUTO = "auto"  # decided from the first board dump
+
+
+class ClockSide(StrEnum):
+    LEFT = "left"
+    RIGHT = "right"
+    AUTO = "auto"
+
+
+class RulesSettings(_Strict):
+    preset: str = "dsj"
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_bare_preset_name(cls, value: object) -> object:
+        # The contract spells it `rules = "dsj"`; a table `[rules]` is needed for overrides.
+        if isinstance(value, str):
+            return {"preset": value}
+        return value
+
+    @model_validator(mode="after")
+    def _check_with_rules_core(self) -> Self:
+        try:
+            rules = importlib.import_module("bughouse_bridge.bughouse.rules")
+        except ModuleNotFoundError:  # the rules core is optional for config checks
+            if self.preset not in KNOWN_PRESETS:
+                raise ValueError(
+                    f"unknown rules preset {self.preset!r} (known: {', '.join(KNOWN_PRESETS)})"
+                ) from None
+            return self
+        # Both raise ValueError naming the preset or the bad override key.
+        rules.get_preset(self.preset).with_overrides(self.overrides)
+        return self
+
+
+class Players(_Strict):
+    """Who sits where. A team holds one partner pair: {White A, Black B} or {Black A, White B}."""
+
+    white_a: str | None = None
+    black_a: str | None = None
+    white_b: str | None = None
+    black_b: str | None = None
+
+    def seats(self) -> frozenset[str]:
+        return frozenset(name for name, player in self.model_dump().items() if player is not None)
+
+
+PARTNER_PAIRS: dict[frozenset[str], str] = {
+    frozenset({"white_a", "black_b"}): "White A + Black B",
+    frozenset({"black_a", "white_b"}): "Black A + White B",
+}
+FIRST_TEAM_SEATS = frozenset({"black_a", "white_b"})  # DSJ 8.2 / DSB 10.2
+
+
+class Team(_Strict):
+    id: Identifier
+    name: str
+    players: Players = Field(default_factory=Players)
+
+    @model_validator(mode="after")
+    def _players_are_partners(self) -> Self:
+        seats = self.players.seats()
+        if seats and not any(seats <= pair for pair in PARTNER_PAIRS):
+            raise ValueError(
+                f"team {self.id!r} has players on {', '.join(sorted(seats))}; a team is "
+                "either White A + Black B or Black A + White B"
+            )
+        return self
+
+
+class TeamsSettings(_Strict):
+    # DSJ 8.2 / DSB 10.2: the first-named team plays Black on board A (board 1).
+    check_seating: bool = True
+    first: Team = Team(id="team-1", name="Team 1")
+    second: Team = Team(id="team-2", name="Team 2")
+
+    @model_validator(mode="after")
+    def _teams_fit_together(self) -> Self:
+        if self.first.id == self.second.id:
+            raise ValueError(f"both teams have the id {self.first.id!r}")
+        first, second = self.first.players.seats(), self.second.players.seats()
+        if first & second:
+            raise ValueError(f"both teams claim {', '.join(sorted(first & second))}")
+        if self.check_seating and first and not first <= FIRST_TEAM_SEATS:
+            raise ValueError(
+                "the first-named team must play Black on board A and White on board B "
+                "(DSJ 8.2, DSB 10.2); swap the teams or set teams.check_seating = false"
+            )
+        if first and second and _pair_of(first) == _pair_of(second):
+            raise ValueError("the two teams must sit on different partner pairs")
+        return self
+
+
+def _pair_of(seats: frozenset[str]) -> frozenset[str] | None:
+    return next((pair for pair in PARTNER_PAIRS if seats <= pair), None)
+
+
+class LinkSettings(_Strict):
+    name: Literal["A", "B"]
+    port: str
+    orientation: Orientation = Orientation.AUTO
+    clock_white_side: ClockSide = ClockSide.AUTO
+
+    @field_validator("port")
+    @classmethod
+    def _port_is_path_or_serial(cls, port: str) -> str:
+        if port.startswith(SERIAL_PREFIX):
+            if not re.fullmatch(r"[0-9A-Za-z.]+", port.removeprefix(SERIAL_PREFIX)):
+                raise ValueError(f"{port!r}: expected serial:<board serial number>")
+            return port
+        if not port.startswith("/"):
+            raise ValueError(
+                f"{port!r}: expected an absolute device path (/dev/ttyACM0, "
+                "/dev/serial/by-id/…) or serial:<board serial number>"
+            )
+        return port
+
+    @property
+    def serial_number(self) -> str | None:
+        """The board serial number to look for, when the port is given as ``serial:<n>``."""
+        if self.port.startswith(SERIAL_PREFIX):
+            return self.port.removeprefix(SERIAL_PREFIX)
+        return None
+
+
+def _existing_file(path: Path | None) -> Path | None:
+    if path is not None and not path.is_file():
+        raise ValueError(f"file not found: {path}")
+    return path
+
+
+class MqttSettings(_Strict):
+    host: str = "localhost"
+    port: int = Field(1883, ge=1, le=65535)
+    root: str = Field("bughouse/v1", pattern=r"^[^#+]+[^/#+]$")
+    keepalive: int = Field(30, ge=5, le=3600)
+    protocol: Literal["3.1.1", "5"] = "3.1.1"
+    client_id: str | None = None  # default: bughouse-bridge-<bridge_id>
+    tls: bool = False
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    username: str | None = None
+    password_file: Path | None = None
+    embedded: bool = False
+    embedded_host: str = "127.0.0.1"
+    embedded_port: int = Field(1883, ge=1, le=65535)
+
+    _password: str | None = PrivateAttr(default=None)
+
+    _check_files = field_validator("tls_ca_file", "tls_cert_file", "tls_key_file", "password_file")(
+        _existing_file
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError("tls_cert_file and tls_key_file go together")
+        if self.embedded and self.protocol != "3.1.1":
+            raise ValueError("the embedded broker (amqtt) speaks MQTT 3.1.1 only; set protocol")
+        self._password = _read_password(self.password_file)
+        try:
+            self.ssl_context()
+        except (ssl.SSLError, OSError) as error:
+            raise ValueError(f"cannot load the TLS files: {error}") from error
+        return self
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS context for the MQTT link, or None without TLS."""
+        if not self.use_tls:
+            return None
+        cafile = str(self.tls_ca_file) if self.tls_ca_file is not None else None
+        context = ssl.create_default_context(cafile=cafile)
+        if self.tls_cert_file is not None:
+            context.load_cert_chain(self.tls_cert_file, self.tls_key_file)
+        return context
+
+    @property
+    def password(self) -> str | None:
+        """The password from ``password_file`` or the systemd credential, never logged."""
+        return self._password
+
+    @property
+    def use_tls(self) -> bool:
+        return self.tls or self.tls_ca_file is not None or self.tls_cert_file is not None
+
+    @property
+    def connect_host(self) -> str:
+        return self.embedded_host if self.embedded else self.host
+
+    @property
+    def connect_port(self) -> int:
+        return self.embedded_port if self.embedded else self.port
+
+
+def _read_password(password_file: Path | None) -> str | None:
+    if password_file is None:
+        credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+        if not credentials or not (Path(credentials) / PASSWORD_CREDENTIAL).is_file():
+            return None
+        password_file = Path(credentials) / PASSWORD_CREDENTIAL
+    try:
+        return password_file.read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read {password_file}: {error}") from error
+
+
+class TimingSettings(_Strict):
+    stability_window: PositiveSeconds = 0.25
+    drop_grace: PositiveSeconds = 2.0
+    unexplained_position_limit: PositiveSeconds = 4.0
+    stalling_limit: PositiveSeconds = 60.0
+    link_silence_timeout: PositiveSeconds = 10.0
+
+
+def _default_state_dir() -> Path:
+    # systemd sets STATE_DIRECTORY (colon-separated) from StateDirectory=.
+    from_systemd = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    return Path(from_systemd or "state")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_NESTED_DELIMITER,
+        extra="forbid",
+        frozen=True,
+        nested_model_default_partial_update=True,
+    )
+
+    bridge_id: Identifier = "bridge-1"
+    match_id: Identifier = "match-1"
+    rules: RulesSettings = Field(default_factory=RulesSettings)
+    teams: TeamsSettings = Field(default_factory=TeamsSettings)
+    links: list[LinkSettings] = Field(default_factory=list, max_length=2)
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)  # type: ignore[arg-type]
+    timings: TimingSettings = Field(default_factory=TimingSettings)
+    record: Path | None = None
+    state_dir: Path = Field(default_factory=_default_state_dir)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @field_validator("links")
+    @classmethod
+    def _unique_link_names(cls, links: list[LinkSettings]) -> list[LinkSettings]:
+        names = [link.name for link in links]
+        if len(set(names)) != len(names):
+            raise ValueError(f"link names must be unique, got {names}")
+        return links
+
+    def link(self, name: str) -> LinkSettings | None:
+        return next((link for link in self.links if link.name == name), None)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        del env_settings, dotenv_settings, file_secret_settings
+        return (init_settings, _environment_source(settings_cls), _PreloadedToml(settings_cls))
+
+
+# The parsed file for the settings being built (pydantic-settings builds sources per instance).
+_TOML_DATA: ContextVar[dict[str, Any]] = ContextVar("bughouse_toml_data", default={})  # noqa: B039
+
+
+class _Environment(EnvSettingsSource):
+    def decode_complex_value(self, field_name: str, field: Any, value: Any) -> Any:  # noqa: ANN401
+        # BUGHOUSE_RULES=dsb is a preset name, not JSON.
+        if field_name == "rules" and isinstance(value, str) and not value.startswith("{"):
+            return value
+        return super().decode_complex_value(field_name, field, value)
+
+
+def _environment_source(settings_cls: type[BaseSettings]) -> _Environment:
+    return _Environment(
+        settings_cls, env_prefix=ENV_PREFIX, env_nested_delimiter=ENV_NESTED_DELIMITER
+    )
+
+
+class _PreloadedToml(PydanticBaseSettingsSource):
+    """The TOML file, parsed beforehand so that syntax errors get file, line and column."""
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        super().__init__(settings_cls)
+        self._data = _TOML_DATA.get()
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # noqa: ANN401
+        del field
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return self._data
+
+
+def load_settings(
+    config_file: Path | None, *, overrides: Mapping[str, Any] | None = None
+) -> Settings:
+    """Load and validate the configuration; raise :class:`ConfigError` on any problem.
+
+    ``overrides`` are command-line values keyed by dotted path (``{"mqtt.port": 1884}``); ``None``
+    values are skipped so that unset flags do not override anything.
+    """
+    toml_data = _read_toml(config_file) if config_file is not None else {}
+    cli_data = _nest({key: value for key, value in (overrides or {}).items() if value is not None})
+    env_data = _read_environment()
+    origins = _Origins(config_file, toml_data, env_data, cli_data)
+    token = _TOML_DATA.set(toml_data)
+    try:
+        return Settings(**cli_data)
+    except ValidationError as error:
+        raise ConfigError(_describe(error, origins)) from None
+    except SettingsError as error:  # e.g. BUGHOUSE_LINKS that is not JSON
+        raise ConfigError(f"config error in environment: {error}") from None
+    finally:
+        _TOML_DATA.reset(token)
+
+
+def _read_toml(config_file: Path) -> dict[str, Any]:
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config error: file not found: {config_file}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"config error: cannot read {config_file}: {error}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # The message already ends in "(at line L, column C)".
+        raise ConfigError(f"config error in {config_file}: invalid TOML: {error}") from None
+
+
+def _read_environment() -> dict[str, Any]:
+    try:
+        return _environment_source(Settings)()
+    except SettingsError:
+        return {}  # reported properly when the settings are built
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for dotted, value in flat.items():
+        *parents, leaf = dotted.split(".")
+        node = nested
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = value
+    return nested
+
+
+class _Origins:
+    """Tells which source supplied the value at a given location."""
+
+    def __init__(
+        self,
+        config_file: Path | None,
+        toml_data: dict[str, Any],
+        env_data: dict[str, Any],
+        cli_data: dict[str, Any],
+    ) -> None:
+        self._sources = (
+            ("command line", cli_data),
+            ("environment", env_data),
+            (str(config_file), toml_data),
+        )
+
+    def of(self, loc: Iterable[str | int]) -> str:
+        path = list(loc)
+        for name, data in self._sources:
+            if _contains(data, path):
+                return name
+        # Missing keys, or a model-level check: blame the deepest source that set anything there.
+        for depth in range(len(path) - 1, 0, -1):
+            for name, data in self._sources:
+                if _contains(data, path[:depth]):
+                    return name
+        return "defaults"
+
+
+def _contains(data: Any, path: list[str | int]) -> bool:  # noqa: ANN401
+    node = data
+    for key in path:
+        in_dict = isinstance(node, dict) and key in node
+        in_list = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
+        if not (in_dict or in_list):
+            return False
+        node = node[key]
+    return True
+
+
+def _describe(error: ValidationError, origins: _Origins) -> str:
+    lines = []
+    for item in error.errors(include_url=False):
+        loc = [part for part in item["loc"] if not _is_union_tag(part)]
+        dotted = _dotted(loc)
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "unknown key (typo?)"
+        got = "" if item["type"] in {"extra_forbidden", "missing"} else _shown(item.get("input"))
+        lines.append(
+            f"config error in {origins.of(loc)}: {dotted or '(top level)'}: {message}{got}"
+        )
+    return "\n".join(lines)
+
+
+def _is_union_tag(part: str | int) -> bool:
+    return isinstance(part, str) and part.startswith(("function-", "tagged-union["))
+
+
+def _dotted(loc: list[str | int]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, dict | list) or value is None:
+        return ""
+    return f" (got {value!r})"
+
+
+def example_config() -> str:
+    """The bundled ``example.toml``: every key, commented."""
+    return resources.files("bughouse_bridge.config").joinpath("example.toml").read_text("utf-8")

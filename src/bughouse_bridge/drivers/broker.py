@@ -1,0 +1,88 @@
+"""An embedded MQTT broker (amqtt 0.12) for a single-box setup or a demo.
+
+MQTT 3.1.1 only (amqtt refuses v5 CONNECTs), so the bridge must use 3.1.1 against it. Retained
+messages live in memory: the MQTT link republishes its retained topics on every connect anyway.
+Not meant as a tournament's production broker (ecosystem.md §3.1): use mosquitto there.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+logger = logging.getLogger(__name__)
+
+# amqtt logs every state change and packet at INFO/DEBUG; keep the journal readable.
+_NOISY_LOGGERS = ("amqtt", "transitions")
+
+
+class EmbeddedBrokerError(Exception):
+    """The embedded broker could not start (port in use, bad address)."""
+
+
+def broker_config(host: str, port: int) -> dict[str, Any]:
+    """amqtt configuration: one TCP listener, anonymous, and no packet/event logging plugins."""
+    return {
+        "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+    }
+
+
+class EmbeddedBroker:
+    """``async with EmbeddedBroker(host="127.0.0.1", port=1883): ...``."""
+
+    def __init__(
+        self, *, host: str = "127.0.0.1", port: int = 1883, allow_public: bool = False
+    ) -> None:
+        if not allow_public and not _is_loopback(host):
+            # Anonymous and unauthenticated: never expose it to the hall's network by accident.
+            raise EmbeddedBrokerError(
+                f"the embedded broker binds loopback addresses only, not {host!r}"
+            )
+        self.host, self.port = host, port
+        self._broker: Any = None
+
+    async def start(self) -> None:
+        for name in _NOISY_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
+        from amqtt.broker import Broker  # noqa: PLC0415 - heavy import, only when used
+
+        self._broker = Broker(broker_config(self.host, self.port))
+        try:
+            await self._broker.start()
+        except Exception as error:
+            self._broker = None
+            raise EmbeddedBrokerError(
+                f"cannot start the embedded broker on {self.host}:{self.port}: {error}"
+            ) from error
+        logger.info("embedded MQTT broker listening on %s:%s", self.host, self.port)
+
+    async def stop(self) -> None:
+        if self._broker is not None:
+            broker, self._broker = self._broker, None
+            await broker.shutdown()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,719 @@
+"""The match reconstructor: two boards' sensor streams and clocks in, one ordered event stream out.
+
+Theory of operation
+-------------------
+Each board keeps a mirror of its physical occupancy (a dump, then field updates). Nothing is ever
+decided on a single field update: a board is *read* (``readings.read``) only when its placement is
+settled (unchanged for ``stability_window``) or when the mover presses the clock. A reading
+compares the whole placement with the match (dgt-protocol §5.6) and names what happened: a legal
+move, two plies, a slide correction, the row-9 remedy, a move waiting for the other board, an
+illegal change, a result signal, or nothing that explains it.
+
+When a legal move is committed depends on the clock. Without a clock (or with a stopped clock, or
+one running for the side not on move), a settled legal placement is committed at once. With a
+clock running for the mover, the press commits it; a settled legal move without a press is
+committed after ``no_press_commit_after`` with a ``move_without_clock`` alert.
+
+Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
+``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
+whenever in doubt. Alerts about a placement are raised once per placement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.events import (
+    Alert,
+    Clocks,
+    ClocksStatus,
+    Flag,
+    LinkChanged,
+    MatchEvent,
+    Mate,
+    MateStatus,
+    Severity,
+    Stalemate,
+    StalemateStatus,
+)
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, color_name
+from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, FieldUpdate, LeverSide, Message
+from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
+from bughouse_bridge.reconstruct.clocks import ClockTracker
+from bughouse_bridge.reconstruct.occupancy import (
+    START_PLACEMENT,
+    Occupancy,
+    distance,
+    result_signal,
+)
+from bughouse_bridge.reconstruct.outcomes import ClockReading, Outcome, RequestDump
+from bughouse_bridge.reconstruct.readings import (
+    Context,
+    Correction,
+    Illegal,
+    Legal,
+    Reading,
+    Remedy,
+    Signal,
+    Unexplained,
+    Waiting,
+    one_ply,
+    read,
+)
+from bughouse_bridge.reconstruct.shapes import explaining_shapes
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import chess
+
+    from bughouse_bridge.reconstruct.config import ReconstructorConfig
+
+_CLOCK_SIDES = {"left": LeverSide.LEFT, "right": LeverSide.RIGHT}
+
+
+@dataclass(frozen=True, slots=True)
+class _Press:
+    t: float
+    clock_ms: int | None
+
+
+@dataclass(slots=True)
+class _Board:
+    """Everything the reconstructor remembers about one board."""
+
+    occupancy: Occupancy
+    rotated: bool | None
+    clock: ClockTracker
+    connected: bool = True
+    resync: bool = False
+    changed_at: float = 0.0
+    press: _Press | None = None
+    wake_at: float | None = None
+    alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
+    problem: bool = False  # an alert about the placement is open; resolving it is announced
+    stuck: bool = False  # the last reading waits on the other board (or explains nothing)
+    correctable: BughouseMove | None = None
+    parent: chess.Board | None = None  # the position before ``correctable``
+    standing_drop: BughouseMove | None = None
+    moved_at: float = 0.0
+    signal: str | None = None
+    stall_since: float | None = None
+    stall_alerted: bool = False
+
+
+class MatchReconstructor:
+    """Pure: feed it messages, link changes and timer ticks with the time; it returns outcomes."""
+
+    def __init__(self, match: Match, config: ReconstructorConfig) -> None:
+        self._match = match
+        self.config = config
+        self._boards = {board: self._fresh_board(board) for board in BoardId}
+        self._both_stopped = False
+
+    @property
+    def match(self) -> Match:
+        return self._match
+
+    # -- the public doors ------------------------------------------------------------------
+
+    def on_message(self, board: BoardId, message: Message, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        if isinstance(message, FieldUpdate):
+            if state.occupancy.update(message):
+                self._changed(board, now)
+            return []
+        if isinstance(message, BoardDump):
+            return self._on_dump(board, message, now)
+        if isinstance(message, ClockTimes):
+            return self._on_clock(board, message, now)
+        return []
+
+    def on_link_state(self, board: BoardId, connected: bool, now: float) -> list[Outcome]:  # noqa: FBT001 - the shell's documented signature
+        state = self._boards[board]
+        state.connected = connected
+        link = str(board)
+        if not connected:
+            state.press = None
+            message = f"Board {board} and its clock went silent; moves there are not seen."
+            return [
+                LinkChanged(now, link, "disconnected"),
+                alert(now, board, None, AlertCode.LINK_LOST, message),
+            ]
+        state.resync = True
+        message = f"Board {board} is back; its position is checked against the game."
+        return [
+            LinkChanged(now, link, "connected"),
+            alert(now, board, None, AlertCode.LINK_BACK, message),
+            RequestDump(board),
+        ]
+
+    def on_timer(self, now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for board, state in self._boards.items():
+            if state.wake_at is not None and state.wake_at <= now:
+                out += self._evaluate(board, now)
+        return out
+
+    def deadline(self) -> float | None:
+        wakes = [state.wake_at for state in self._boards.values() if state.wake_at is not None]
+        return min(wakes, default=None)
+
+    def accept(self, board: BoardId, now: float) -> list[Outcome]:
+        """The arbiter declares the physical position right: play the one move that explains it
+        (forced), or else restart the board from the physical placement (its move log is lost)."""
+        physical = self._physical(board)
+        if physical is None or physical == self._match.board_fen(board):
+            return []
+        for move, _color, _judgement in one_ply(self._match, board, self._placements()):
+            try:
+                events = self._match.play(move, t=now, force=True)
+            except ValueError:
+                continue
+            return self._after_commit(board, move, events, now)
+        self._match = _rebuilt(self._match, board, physical)
+        return self._resolved(board, now, "the arbiter accepted the position")
+
+    def new_game(self, now: float) -> list[Outcome]:
+        self._match = Match(self._match.rules)
+        self._both_stopped = False
+        for board in BoardId:
+            occupancy = self._boards[board].occupancy
+            self._boards[board] = self._fresh_board(board)
+            self._boards[board].occupancy = occupancy
+            self._boards[board].changed_at = now
+        return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def _fresh_board(self, board: BoardId) -> _Board:
+        orientation = self.config.orientation_of(board)
+        rotated = None if orientation == "auto" else orientation == "rotated"
+        side = _CLOCK_SIDES.get(self.config.clock_side_of(board))
+        return _Board(Occupancy(), rotated, ClockTracker(side))
+
+    def _changed(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.changed_at = now
+        state.wake_at = now + self.config.stability_window
+
+    def _on_dump(self, board: BoardId, dump: BoardDump, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        changed = state.occupancy.load(dump)
+        if state.resync:
+            state.resync = False
+            state.changed_at = now
+            return self._reconcile(board, now)
+        if changed:
+            self._changed(board, now)
+        return []
+
+    def _on_clock(self, board: BoardId, times: ClockTimes, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        turn = self._match.turn(board)
+        at_rest = state.clock.white_side is None and self._at_rest_now(board)
+        update = state.clock.feed(times, now, turn=turn, at_rest=at_rest)
+        out: list[Outcome] = []
+        if update.reading is not None:
+            out.append(ClockReading(now, board, *update.reading))
+        if update.pressed_by is not None and update.pressed_by == turn:
+            state.press = _Press(now, update.press_ms)
+            out += self._evaluate(board, now, pressed_now=True)
+        for color in update.flags:
+            out += self._flag(board, color, now)
+        return out + self._both_clocks(now)
+
+    def _flag(self, board: BoardId, color: chess.Color, now: float) -> list[Outcome]:
+        events = self._match.flag(board, color, t=now, at=now)
+        if any(isinstance(event, Flag) for event in events):
+            return list(events)
+        return [Flag(now, board, color, now), *events]
+
+    def _both_clocks(self, now: float) -> list[Outcome]:
+        clocks = [state.clock for state in self._boards.values()]
+        stopped = all(clock.has_run and not clock.running for clock in clocks)
+        if stopped and not self._both_stopped:
+            self._both_stopped = True
+            if self._match.result is not None:
+                return [Clocks(now, ClocksStatus.BOTH_STOPPED)]
+            message = "Both clocks are stopped: a player calls the arbiter."
+            call = alert(
+                now, None, None, AlertCode.ARBITER_CALL, message, rule=self._match.rules.ref(14)
+            )
+            return [Clocks(now, ClocksStatus.BOTH_STOPPED), call]
+        if self._both_stopped and any(clock.running for clock in clocks):
+            self._both_stopped = False
+            return [Clocks(now, ClocksStatus.RUNNING)]
+        return []
+
+    # -- reading a board -------------------------------------------------------------------
+
+    def _evaluate(
+        self, board: BoardId, now: float, *, pressed_now: bool = False, cascade: bool = True
+    ) -> list[Outcome]:
+        state = self._boards[board]
+        state.wake_at = None
+        if not state.occupancy.known:
+            return []
+        physical = self._physical(board)
+        out = self._magic(board, now)
+        if physical is None:
+            out += self._unknown_orientation(board, now)
+        elif physical == self._match.board_fen(board):
+            out += self._at_rest(board, now)
+        elif now - state.changed_at < self.config.stability_window and not pressed_now:
+            self._wake(board, state.changed_at + self.config.stability_window)
+        elif self._match.result is None:
+            out += self._act(board, physical, now, cascade=cascade)
+        return out + self._stalling(board, now)
+
+    def _act(self, board: BoardId, physical: str, now: float, *, cascade: bool) -> list[Outcome]:
+        state = self._boards[board]
+        if self._flipped(board, physical):
+            return self._at_rest(board, now)
+        context = Context(now, state.correctable, state.parent, state.standing_drop)
+        reading = read(self._match, board, self._placements(), context)
+        state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
+        out = self._handler(reading)(board, reading, physical, now)
+        # The other board may be the one waiting (a drop's piece, a steal's removal).
+        return out + self._nudge(board.other, now) if cascade else out
+
+    def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        if not state.stuck:
+            return []
+        state.stuck = False
+        return self._evaluate(board, now, cascade=False)
+
+    def _handler(self, reading: Reading) -> Callable[[BoardId, Reading, str, float], list[Outcome]]:
+        handlers: dict[type, Callable[[BoardId, Reading, str, float], list[Outcome]]] = {
+            Legal: self._on_legal,
+            Correction: self._on_correction,
+            Remedy: self._on_remedy,
+            Waiting: self._on_waiting,
+            Illegal: self._on_illegal,
+            Signal: self._on_signal,
+            Unexplained: self._on_unexplained,
+        }
+        return handlers[type(reading)]
+
+    def _on_legal(
+        self, board: BoardId, reading: Reading, physical: str, now: float
+    ) -> list[Outcome]:
+        assert isinstance(reading, Legal)
+        state = self._boards[board]
+        if reading.two_ply:
+            return self._commit_two(board, reading.moves, physical, now)
+        move = reading.moves[0]
+        if state.press is not None or not self._press_expected(board):
+            clock_ms = state.press.clock_ms if state.press is not None else None
+            return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
+        due = state.changed_at + self.config.no_press_commit_after
+        if now < due:
+            self._wake(board, due)
+            return []
+        out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
+        return [*out, self._no_press_alert(board, move, now)]
+
+    def _commit_two(
+        self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
+    ) -> list[Outcome]:
+        expected = self._press_expected(board)
+        first, second = moves
+        out = self._commit(board, first, now, clock_ms=None)
+        if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
+            return out
+        out += self._commit(board, second, now, clock_ms=None)
+        return out + ([self._no_press_alert(board, first, now)] if expected else [])
+
+    def _no_press_alert(self, board: BoardId, move: BughouseMove, now: float) -> Outcome:
+        color = not self._match.turn(board) if move.board is board else None
+        mover = color_name(color) if color is not None else "the mover"
+        message = f"Board {board}: {mover} played {move.uci} without pressing the clock."
+        return alert(now, board, color, AlertCode.MOVE_WITHOUT_CLOCK, message, move=move.uci)
+
+    def _on_correction(
+        self, board: BoardId, reading: Reading, physical: str, now: float
+    ) -> list[Outcome]:
+        assert isinstance(reading, Correction)
+        state = self._boards[board]
+        clock_ms = state.press.clock_ms if state.press is not None else None
+        events = list(self._match.takeback(board, t=now))
+        parent = self._match.position(board)
+        try:
+            events += self._match.play(reading.move, t=now, clock_ms=clock_ms)
+        except ValueError:
+            return [*events, *self._on_unexplained(board, Unexplained(), physical, now)]
+        out = self._after_commit(board, reading.move, events, now)
+        state.parent = parent
+        return out
+
+    def _on_remedy(
+        self,
+        board: BoardId,
+        reading: Reading,
+        physical: str,  # noqa: ARG002 - the handlers' common signature
+        now: float,
+    ) -> list[Outcome]:
+        assert isinstance(reading, Remedy)
+        state = self._boards[board]
+        events: list[Outcome] = list(self._match.remove_illegal_drop(board, t=now))
+        state.standing_drop = None
+        if not any(
+            getattr(event, "code", None) is AlertCode.ILLEGAL_DROP_REMOVED for event in events
+        ):
+            message = f"Board {board}: the illegal drop was taken off the board (row 9)."
+            events.append(
+                alert(
+                    now,
+                    board,
+                    self._match.turn(board),
+                    AlertCode.ILLEGAL_DROP_REMOVED,
+                    message,
+                    rule=self._match.rules.ref(9),
+                )
+            )
+        if reading.then is None:
+            state.correctable = None
+            return [*events, *self._resolved(board, now, "")]
+        return [*events, *self._commit(board, reading.then, now, clock_ms=None)]
+
+    def _commit(
+        self,
+        board: BoardId,
+        move: BughouseMove,
+        now: float,
+        *,
+        clock_ms: int | None,
+        standing: Judgement | None = None,
+    ) -> list[Outcome]:
+        parent = self._match.position(board)
+        try:
+            events = list(
+                self._match.play(move, t=now, clock_ms=clock_ms, force=standing is not None)
+            )
+        except ValueError as error:
+            message = f"Board {board}: {move.uci} could not be played ({error})."
+            return [alert(now, board, None, AlertCode.ILLEGAL_MOVE, message, move=move.uci)]
+        if standing is not None and not _has_alert(events, standing.code):
+            events.append(self._standing_alert(board, move, standing, now))
+        out = self._after_commit(board, move, events, now)
+        state = self._boards[board]
+        state.standing_drop = move if standing is not None else None
+        state.correctable = None if standing is not None else move
+        state.parent = parent
+        return out
+
+    def _standing_alert(
+        self, board: BoardId, move: BughouseMove, standing: Judgement, now: float
+    ) -> Alert:
+        code = standing.code or AlertCode.ILLEGAL_MOVE
+        color = not self._match.turn(board)
+        message = (
+            f"Board {board}: {describe(move, color)} is illegal ({standing.message}); it stands "
+            "unless the opponent takes the piece off (row 9)."
+        )
+        return alert(now, board, color, code, message, rule=standing.rule, move=move.uci)
+
+    def _after_commit(
+        self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
+    ) -> list[Outcome]:
+        state = self._boards[board]
+        state.press = None
+        state.moved_at = now
+        state.stall_alerted = False
+        state.correctable = move
+        state.parent = None
+        state.stuck = False
+        self._watch(events)
+        out: list[Outcome] = [*events, *self._resolved(board, now, "")]
+        if move.is_steal:
+            self._boards[board.other].stuck = True
+        return out + self._nudge(board.other, now)
+
+    def _on_waiting(
+        self, board: BoardId, reading: Reading, physical: str, now: float
+    ) -> list[Outcome]:
+        assert isinstance(reading, Waiting)
+        due = self._boards[board].changed_at + self.config.drop_grace
+        if now < due:
+            self._wake(board, due)
+            return []
+        code = reading.judgement.code or AlertCode.DROP_NOT_IN_POCKET
+        color = self._match.turn(board)
+        what = describe(reading.move, color)
+        if code is AlertCode.STEAL_MISSING:
+            message = f"Board {board}: {what} but no piece was taken from board {board.other}."
+        else:
+            message = f"Board {board}: {what} but the piece is not in the pocket."
+        return self._once(
+            board,
+            physical,
+            alert(
+                now,
+                board,
+                color,
+                code,
+                message,
+                rule=reading.judgement.rule,
+                move=reading.move.uci,
+                **fix_details(physical, self._match.board_fen(board)),
+            ),
+        )
+
+    def _on_illegal(
+        self, board: BoardId, reading: Reading, physical: str, now: float
+    ) -> list[Outcome]:
+        assert isinstance(reading, Illegal)
+        state = self._boards[board]
+        settled_for = now - state.changed_at
+        pressed = state.press is not None and settled_for >= self.config.stability_window
+        if not pressed and settled_for < self.config.illegal_after:
+            self._wake(board, state.changed_at + self.config.illegal_after)
+            return []
+        judgement = reading.judgement
+        code = judgement.code or AlertCode.ILLEGAL_MOVE
+        what = describe(reading.move, reading.color)
+        if code is AlertCode.WRONG_TURN:
+            turn = color_name(self._match.turn(board))
+            message = f"Board {board}: {what}, but {turn} is on move."
+        else:
+            reason = f" ({judgement.message})" if judgement.message else ""
+            message = f"Board {board}: {what} is not a legal move{reason}."
+        details = fix_details(physical, self._match.board_fen(board))
+        event = alert(
+            now,
+            board,
+            reading.color,
+            code,
+            message,
+            rule=judgement.rule,
+            move=reading.move.uci,
+            **details,
+        )
+        return self._once(board, physical, event)
+
+    def _on_signal(
+        self, board: BoardId, reading: Reading, physical: str, now: float
+    ) -> list[Outcome]:
+        assert isinstance(reading, Signal)
+        message = f"Board {board}: the kings show the result {reading.result} (a suggestion)."
+        event = alert(now, board, None, AlertCode.RESULT_SIGNAL, message, result=reading.result)
+        return self._once(board, physical, event)
+
+    def _on_unexplained(
+        self,
+        board: BoardId,
+        reading: Reading,  # noqa: ARG002 - the handlers' common signature
+        physical: str,
+        now: float,
+    ) -> list[Outcome]:
+        state = self._boards[board]
+        due = state.changed_at + self.config.unexplained_limit
+        if now < due:
+            self._wake(board, due)
+            return []
+        return self._once(board, physical, self._unexplained_alert(board, physical, now, ""))
+
+    def _unexplained_alert(self, board: BoardId, physical: str, now: float, reason: str) -> Outcome:
+        target, label = self._nearest(board, physical)
+        details = fix_details(physical, target)
+        todo = ", ".join(details["fix"])
+        message = f"Board {board}: no legal move explains the position; to reach {label}: {todo}."
+        return alert(
+            now,
+            board,
+            self._match.turn(board),
+            AlertCode.UNEXPLAINED_POSITION,
+            message,
+            reason=reason or "no legal continuation",
+            nearest=label,
+            **details,
+        )
+
+    def _nearest(self, board: BoardId, physical: str) -> tuple[str, str]:
+        """The placement closest to the physical one: the game's, or one legal move away."""
+        best = (self._match.board_fen(board), "the game position")
+        best_distance = distance(physical, best[0])
+        for successor in self._match.successors(board):
+            placement = successor.placements.get(board)
+            if placement is not None and distance(physical, placement) < best_distance:
+                best = (placement, f"the game after {successor.move.uci}")
+                best_distance = distance(physical, placement)
+        return best
+
+    def _at_rest(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        state.stuck = False
+        out = self._resolved(board, now, "")
+        if state.press is None:
+            return out
+        due = state.press.t + self.config.press_grace
+        if now < due:
+            self._wake(board, due)
+            return out
+        state.press = None
+        color = self._match.turn(board)
+        message = f"Board {board}: {color_name(color)} pressed the clock without moving."
+        return [*out, alert(now, board, color, AlertCode.CLOCK_WITHOUT_MOVE, message)]
+
+    def _resolved(self, board: BoardId, now: float, why: str) -> list[Outcome]:
+        state = self._boards[board]
+        state.alerted.clear()
+        if not state.problem:
+            return []
+        state.problem = False
+        message = why or f"Board {board} matches the game again; play goes on."
+        return [
+            alert(
+                now,
+                board,
+                None,
+                AlertCode.UNEXPLAINED_POSITION,
+                message,
+                severity=Severity.INFO,
+                resolved=True,
+                fen=self._match.board_fen(board),
+            )
+        ]
+
+    def _once(self, board: BoardId, physical: str, event: Outcome) -> list[Outcome]:
+        state = self._boards[board]
+        code = getattr(event, "code", AlertCode.UNEXPLAINED_POSITION)
+        if (code, physical) in state.alerted:
+            return []
+        state.alerted.add((code, physical))
+        state.problem = True
+        return [event]
+
+    # -- reconnect, orientation, magic pieces, stalling ------------------------------------
+
+    def _reconcile(self, board: BoardId, now: float) -> list[Outcome]:
+        physical = self._physical(board)
+        if physical is None or physical == self._match.board_fen(board):
+            return [LinkChanged(now, str(board), "resynced", {"missing_plies": 0})]
+        context = Context(now)
+        reading = read(self._match, board, self._placements(), context)
+        if isinstance(reading, Legal) and reading.standing is None:
+            out: list[Outcome] = []
+            for move in reading.moves:
+                out += self._commit(board, move, now, clock_ms=None)
+            details = {"missing_plies": len(reading.moves)}
+            return [*out, LinkChanged(now, str(board), "resynced", details)]
+        event = self._unexplained_alert(board, physical, now, "after reconnect")
+        out = self._once(board, physical, event)
+        return [*out, LinkChanged(now, str(board), "resynced", {"missing_plies": None})]
+
+    def _physical(self, board: BoardId) -> str | None:
+        state = self._boards[board]
+        if state.rotated is None and state.occupancy.known:
+            state.rotated = self._detect_rotation(board)
+        if state.rotated is None:
+            return None
+        return state.occupancy.placement(rotated=state.rotated)
+
+    def _placements(self) -> dict[BoardId, str]:
+        placements = {}
+        for board in BoardId:
+            physical = self._physical(board) if self._boards[board].occupancy.known else None
+            placements[board] = physical if physical is not None else self._match.board_fen(board)
+        return placements
+
+    def _detect_rotation(self, board: BoardId) -> bool | None:
+        occupancy = self._boards[board].occupancy
+        current = self._match.board_fen(board)
+        for rotated in (False, True):
+            if occupancy.placement(rotated=rotated) in {current, START_PLACEMENT}:
+                return rotated
+        position = self._match.position(board)
+        for rotated in (False, True):
+            if explaining_shapes(position, occupancy.placement(rotated=rotated)):
+                return rotated
+        return None
+
+    def _flipped(self, board: BoardId, physical: str) -> bool:
+        """A board turned by 180 degrees mid-game (auto orientation only)."""
+        state = self._boards[board]
+        if self.config.orientation_of(board) != "auto" or state.rotated is None:
+            return False
+        turned = state.occupancy.placement(rotated=not state.rotated)
+        if turned != self._match.board_fen(board) or turned == physical:
+            return False
+        state.rotated = not state.rotated
+        return True
+
+    def _unknown_orientation(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        due = state.changed_at + self.config.unexplained_limit
+        if now < due:
+            self._wake(board, due)
+            return []
+        physical = state.occupancy.placement(rotated=False)
+        event = self._unexplained_alert(board, physical, now, "orientation unknown")
+        return self._once(board, physical, event)
+
+    def _magic(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        magic = state.occupancy.magic(rotated=bool(state.rotated))
+        signal = result_signal(START_PLACEMENT, magic) if magic else None
+        if signal is None or signal == state.signal:
+            state.signal = signal
+            return []
+        state.signal = signal
+        message = f"Board {board}: a magic piece shows the result {signal} (a suggestion)."
+        return [alert(now, board, None, AlertCode.RESULT_SIGNAL, message, result=signal)]
+
+    def _watch(self, events: Sequence[MatchEvent]) -> None:
+        """Row 17: a pending mate or a stalemate wait starts the stalling watch on its board."""
+        for event in events:
+            if isinstance(event, Mate | Stalemate):
+                waiting = event.status in {MateStatus.PENDING, StalemateStatus.WAITING}
+                state = self._boards[event.board]
+                state.stall_since = event.t if waiting else None
+                state.stall_alerted = False
+                if waiting:
+                    self._wake(event.board, event.t + self.config.stalling_limit)
+
+    def _stalling(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        if state.stall_since is None or state.stall_alerted or self._match.result is not None:
+            return []
+        due = max(state.stall_since, state.moved_at) + self.config.stalling_limit
+        if now < due:
+            self._wake(board, due)
+            return []
+        state.stall_alerted = True
+        color = self._match.turn(board)
+        message = (
+            f"Board {board}: {color_name(color)} has not moved for "
+            f"{self.config.stalling_limit:g} s while a mate or stalemate is pending (row 17)."
+        )
+        rule = self._match.rules.ref(17)
+        return [alert(now, board, color, AlertCode.STALLING, message, rule=rule)]
+
+    # -- small helpers -----------------------------------------------------------------------
+
+    def _wake(self, board: BoardId, at: float) -> None:
+        state = self._boards[board]
+        state.wake_at = at if state.wake_at is None else min(state.wake_at, at)
+
+    def _press_expected(self, board: BoardId) -> bool:
+        clock = self._boards[board].clock
+        return clock.running_color() == self._match.turn(board)
+
+    def _at_rest_now(self, board: BoardId) -> bool:
+        return self._physical(board) == self._match.board_fen(board)
+
+
+def _has_alert(events: Sequence[MatchEvent], code: AlertCode | None) -> bool:
+    return any(getattr(event, "code", None) is code for event in events)
+
+
+def _rebuilt(match: Match, board: BoardId, physical: str) -> Match:
+    position = match.position(board)
+    position.set_board_fen(physical)
+    position.castling_rights = position.clean_castling_rights()
+    fens = {board: position.fen(), board.other: match.fen(board.other)}
+    return Match(match.rules, fens=fens)

@@ -1,0 +1,258 @@
+"""What a settled physical placement means for the match: the reading of one board.
+
+The order of the questions matters and is the reconstructor's policy:
+1. a move of the side to move (legal, an illegal drop that stands, or one waiting for the other
+   board: a drop whose piece is not yet in the pocket, a promotion whose steal is not yet seen);
+2. the row-9 remedy (the opponent took an illegal drop off, maybe then replied);
+3. a slide correction (the last move replaced while the opponent has not replied);
+4. two plies at once (the opponent replied before the mover's move was committed), if unique;
+5. an illegal one-move change (wrong turn, illegal move, illegal steal);
+6. a result shown with the kings; 7. unexplained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import chess
+
+from bughouse_bridge.bughouse.rules import PromotionPolicy
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement
+from bughouse_bridge.reconstruct.occupancy import result_signal
+from bughouse_bridge.reconstruct.shapes import Shape, diff, explaining_shapes, lone_removal
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from bughouse_bridge.bughouse.match import Match
+
+_STANDING_DROP_CODES = frozenset({AlertCode.DROP_MATE, AlertCode.PAWN_DROP_RANK})
+_WAITING_CODES = frozenset({AlertCode.DROP_NOT_IN_POCKET, AlertCode.STEAL_MISSING})
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """Moves to commit in order. ``standing`` is set for an illegal drop that stands (row 9)."""
+
+    moves: tuple[BughouseMove, ...]
+    standing: Judgement | None = None
+
+    @property
+    def two_ply(self) -> bool:
+        return len(self.moves) == 2
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """The last move on the board is replaced by ``move`` (a slide, a change of mind)."""
+
+    move: BughouseMove
+
+
+@dataclass(frozen=True, slots=True)
+class Remedy:
+    """The illegal drop was taken off (row 9); ``then`` is the remover's move, if made already."""
+
+    then: BughouseMove | None
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A move that becomes legal when the other board catches up (drop grace, pending steal)."""
+
+    move: BughouseMove
+    judgement: Judgement
+
+
+@dataclass(frozen=True, slots=True)
+class Illegal:
+    move: BughouseMove
+    color: chess.Color
+    judgement: Judgement
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unexplained:
+    pass
+
+
+Reading = Legal | Correction | Remedy | Waiting | Illegal | Signal | Unexplained
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the reconstructor remembers about the board's last move."""
+
+    now: float
+    correctable: BughouseMove | None = None  # the last move, if it may still be replaced
+    parent: chess.Board | None = None  # the position before ``correctable``
+    standing_drop: BughouseMove | None = None  # an illegal drop the opponent may take off
+
+
+def read(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Reading:
+    placement = physical[board]
+    candidates = one_ply(match, board, physical)
+    for move, color, judgement in candidates:
+        own = _own_move(move, color, judgement, match.turn(board))
+        if own is not None:
+            return own
+    later = (
+        _remedy(match, board, physical, context)
+        or _correction(match, board, physical, context)
+        or _two_ply(match, board, physical, context.now)
+    )
+    if later is not None:
+        return later
+    if candidates:
+        move, color, judgement = candidates[0]
+        return Illegal(move, color, judgement)
+    signal = result_signal(placement, ())
+    return Signal(signal) if signal is not None else Unexplained()
+
+
+def _own_move(
+    move: BughouseMove, color: chess.Color, judgement: Judgement, turn: chess.Color
+) -> Reading | None:
+    if color != turn:
+        return None
+    if judgement.legal:
+        return Legal((move,))
+    if judgement.code in _STANDING_DROP_CODES and move.is_drop:
+        return Legal((move,), standing=judgement)
+    if judgement.code in _WAITING_CODES:
+        return Waiting(move, judgement)
+    return None
+
+
+def one_ply(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str]
+) -> list[tuple[BughouseMove, chess.Color, Judgement]]:
+    """Every one-move reading of the change, judged, legal ones first."""
+    judged = [
+        (move, shape.color, _judge(match, move, shape.color))
+        for shape in explaining_shapes(match.position(board), physical[board])
+        for move in bughouse_moves(match, board, shape, physical)
+    ]
+    return sorted(judged, key=lambda item: not item[2].legal)
+
+
+def _judge(match: Match, move: BughouseMove, color: chess.Color) -> Judgement:
+    judgement = match.judge(move, color=color)
+    if judgement.code is not AlertCode.WRONG_TURN or _legal_for(match, move, color):
+        return judgement
+    # A change by the side not on move that would not even be legal on its turn.
+    what = f"{move.uci} is not a legal move for either side"
+    return Judgement(
+        legal=False, code=AlertCode.ILLEGAL_MOVE, rule=match.rules.ref(10), message=what
+    )
+
+
+def _legal_for(match: Match, move: BughouseMove, color: chess.Color) -> bool:
+    """Would ``move`` be legal (as chess, pockets counted) if ``color`` were on move?"""
+    position = match.position(move.board)
+    position.turn = color
+    position.ep_square = None
+    if move.move.drop is not None:
+        return bool(position.pockets[color].count(move.move.drop))
+    return position.is_legal(move.move)
+
+
+def _steals(match: Match) -> bool:
+    return match.rules.promotion is PromotionPolicy.STEAL
+
+
+def bughouse_moves(
+    match: Match, board: BoardId, shape: Shape, physical: Mapping[BoardId, str]
+) -> list[BughouseMove]:
+    """The move on ``board``; a promotion under a steal rule takes the piece the other board
+    lost, if it lost exactly one piece of the promoted kind and colour."""
+    plain = BughouseMove(board, shape.move)
+    if shape.move.promotion is None or not _steals(match) or board.other not in physical:
+        return [plain]
+    removal = lone_removal(match.board_fen(board.other), physical[board.other])
+    wanted = chess.Piece(shape.move.promotion, shape.color)
+    if removal is None or removal[1] != wanted:
+        return [plain]
+    return [BughouseMove(board, shape.move, steal_square=removal[0])]
+
+
+def _legal_replies(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str]
+) -> list[BughouseMove]:
+    turn = match.turn(board)
+    return [
+        move
+        for shape in explaining_shapes(match.position(board), physical[board])
+        if shape.color == turn
+        for move in bughouse_moves(match, board, shape, physical)
+        if match.judge(move).legal
+    ]
+
+
+def _remedy(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Reading | None:
+    drop = context.standing_drop
+    if drop is None or chess.BaseBoard(physical[board]).piece_at(drop.move.to_square):
+        return None
+    after = match.copy()
+    try:
+        after.remove_illegal_drop(board, t=context.now)
+    except ValueError:
+        return None
+    if after.board_fen(board) == physical[board]:
+        return Remedy(None)
+    replies = _legal_replies(after, board, physical)
+    return Remedy(replies[0]) if len(replies) == 1 else None
+
+
+def _correction(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Reading | None:
+    last, parent = context.correctable, context.parent
+    if last is None or parent is None:
+        return None
+    # Cheap physics first: a takeback replays the whole match log.
+    shapes = explaining_shapes(parent, physical[board])
+    if not any(shape.color == parent.turn and shape.move != last.move for shape in shapes):
+        return None
+    before = match.copy()
+    try:
+        before.takeback(board, t=context.now)
+    except ValueError:
+        return None
+    moves = [move for move in _legal_replies(before, board, physical) if move != last]
+    return Correction(moves[0]) if len(moves) == 1 else None
+
+
+def _two_ply(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], now: float
+) -> Reading | None:
+    change = diff(match.board_fen(board), physical[board])
+    colors = {piece.color for piece in (change.removed | change.arrivals).values()}
+    if len(change.squares) < 2 or len(colors) < 2:  # two plies touch both colours' pieces
+        return None
+    position = match.position(board)
+    pairs = []
+    for first in position.legal_moves:
+        candidate = BughouseMove(board, first)
+        if _within(first, change.squares) and match.judge(candidate).legal:
+            after = match.copy()
+            after.play(candidate, t=now)
+            pairs += [(candidate, reply) for reply in _legal_replies(after, board, physical)]
+    return Legal(pairs[0]) if len(pairs) == 1 else None
+
+
+def _within(move: chess.Move, squares: frozenset[chess.Square]) -> bool:
+    """A first move of two plies touches only squares that differ at the end."""
+    if move.drop is not None:
+        return move.to_square in squares
+    return move.from_square in squares and move.to_square in squares

@@ -1,0 +1,321 @@
+"""Match: capture routing, steals, notation, successors, takeback, turn and pocket checks."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bughouse_bridge.bughouse.events import (
+    Mate,
+    MateStatus,
+    MovePlayed,
+    Pockets,
+    ResultDecided,
+    Takeback,
+)
+from bughouse_bridge.bughouse.match import IllegalMoveError, Match
+from bughouse_bridge.bughouse.rules import PRESETS, get_preset
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove
+
+A, B = BoardId.A, BoardId.B
+PIECES_PER_COLOUR = 30  # 15 non-king pieces per board and colour, two boards
+
+
+def random_match(preset: str, seed: int, plies: int) -> Match:
+    """A two-board random playout (both boards move in a random interleaving)."""
+    rng = random.Random(seed)
+    match = Match(get_preset(preset))
+    for _ in range(plies):
+        if match.result is not None:
+            break
+        board = rng.choice([A, B])
+        moves = match.legal_moves(board) or match.legal_moves(board.other)
+        if not moves:
+            break
+        match.play(rng.choice(moves), t=0.0)
+    return match
+
+
+def material(match: Match, color: chess.Color) -> int:
+    on_boards = sum(
+        len(match.position(board).pieces(piece, color))
+        for board in BoardId
+        for piece in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+    )
+    return on_boards + sum(len(match.pockets().of(board, color)) for board in BoardId)
+
+
+def promotions(match: Match, color: chess.Color) -> int:
+    """Promotions by ``color`` in the match log (White promotes on rank 8)."""
+    last_rank = 7 if color == chess.WHITE else 0
+    moves = [entry.move.move for entry in match._state.log if hasattr(entry, "move")]
+    return sum(1 for m in moves if m.promotion and chess.square_rank(m.to_square) == last_rank)
+
+
+# --- capture routing ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("board", "line", "pocket"),
+    [
+        (A, ["e4", "d5", "exd5"], Pockets(b_black="P")),  # White A takes: Black B's pocket
+        (A, ["e4", "d5", "Nc3", "dxe4"], Pockets(b_white="P")),  # Black A takes: White B's
+        (B, ["e4", "d5", "exd5"], Pockets(a_black="P")),  # White B takes: Black A's
+        (B, ["e4", "d5", "Nc3", "dxe4"], Pockets(a_white="P")),  # Black B takes: White A's
+    ],
+)
+def test_capture_goes_to_the_capturers_partner(kit, preset, board, line, pocket):
+    match = kit.match(preset)
+    for san in line:
+        kit.play(match, board, san)
+    assert match.pockets() == pocket
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"), [("fics", "P"), ("olite", "Q"), ("dsj", "Q"), ("dsb", "Q")]
+)
+def test_a_captured_promoted_piece_returns_as_a_pawn_only_where_marked(kit, preset, expected):
+    match = kit.match(preset, a="3rk3/2P5/8/8/8/8/8/4K3 w - - 0 1")
+    steal = "d1" if match.rules.promotion == "steal" else None
+    match.play(kit.move(A, "c7c8q", steal), t=0.0)
+    kit.play(match, A, "Rxc8")
+    assert match.pockets().b_white.endswith(expected)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**6))
+def test_material_is_conserved_except_olites_extra_pawn(preset, seed):
+    match = random_match(preset, seed, plies=120)
+    for color in chess.COLORS:
+        extra = promotions(match, color) if preset == "olite" else 0
+        assert material(match, color) == PIECES_PER_COLOUR + extra
+
+
+# --- steals ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["dsj", "dsb"])
+def test_a_stolen_rook_takes_its_castling_right_along(kit, preset):
+    match = kit.match(preset, a="4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    match.play(kit.move(A, "b7b8r", steal="h1"), t=0.0)
+    assert match.fen(B).split()[2] == "Qkq"
+    assert match.pockets().b_white == "P"
+
+
+@pytest.mark.parametrize("preset", ["dsj", "dsb"])
+def test_black_steals_a_black_piece_from_black_on_the_other_board(kit, preset):
+    match = kit.match(preset, a="4k3/8/8/8/8/8/1p6/4K3 b - - 0 1")
+    events = match.play(kit.move(A, "b2b1n", steal="g8"), t=0.0)
+    played = kit.of_type(events, MovePlayed)[0]
+    assert (played.steal.board, played.steal.piece) == (B, chess.Piece(chess.KNIGHT, chess.BLACK))
+    assert match.pockets() == Pockets(b_black="P")
+    assert match.board_fen(A) == "4k3/8/8/8/8/8/8/1n2K3"
+    assert played.san == "b1=N(g8)"
+
+
+@pytest.mark.parametrize("preset", ["dsj", "dsb"])
+def test_successors_show_both_boards_for_a_steal(kit, preset):
+    match = kit.match(preset, a="4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    steal = next(s for s in match.successors(A) if s.move.steal_square == chess.D1)
+    assert steal.placements == {
+        A: "1Q2k3/8/8/8/8/8/8/4K3",
+        B: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR",
+    }
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def test_wrong_turn_when_a_colour_is_given_or_the_piece_says_so(kit, preset):
+    match = kit.match(preset)
+    assert match.judge(kit.move(A, "e2e4"), color=chess.BLACK).code is AlertCode.WRONG_TURN
+    assert match.judge(kit.move(A, "e7e5")).code is AlertCode.WRONG_TURN
+    assert match.judge(kit.move(A, "e2e4"), color=chess.WHITE).legal
+
+
+def test_drop_not_in_pocket(kit, preset):
+    match = kit.match(preset, a="4k3/8/8/8/8/8/8/4K3[N] w - - 0 1")
+    judgement = match.judge(kit.move(A, "B@d4"))
+    assert judgement.code is AlertCode.DROP_NOT_IN_POCKET
+    assert "White A" in judgement.message
+    assert "bishop" in judgement.message
+    assert match.judge(kit.move(A, "N@d4")).legal
+
+
+def test_no_moves_count_after_the_result(kit, preset):
+    match = kit.match(preset)
+    match.set_result(0, A, "resign", t=1.0)
+    assert not match.judge(kit.move(A, "e2e4")).legal
+    with pytest.raises(IllegalMoveError):
+        match.play(kit.move(A, "e2e4"), t=2.0)
+
+
+@pytest.mark.parametrize(
+    ("winner", "board", "expected"),
+    [(0, A, "1-0"), (1, A, "0-1"), (0, B, "0-1"), (1, B, "1-0"), (None, A, "1/2-1/2")],
+)
+def test_bpgn_result_is_board_relative(kit, winner, board, expected):
+    events = kit.match("dsj").set_result(winner, board, "resign", t=1.0)
+    assert events == [ResultDecided(1.0, winner, board, "resign", expected)]
+
+
+def test_set_result_rejects_an_unknown_team(kit):
+    with pytest.raises(ValueError, match="winner_team"):
+        kit.match("dsj").set_result(2, A, "resign", t=1.0)
+
+
+# --- notation and successors: properties over random playouts -------------------------------
+
+positions = st.tuples(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6), st.integers(0, 80))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions)
+def test_every_legal_move_is_judged_legal_and_its_san_parses_back(position):
+    preset, seed, plies = position
+    match = random_match(preset, seed, plies)
+    for board in BoardId:
+        for move in match.legal_moves(board):
+            assert match.judge(move).legal, move
+            assert match.parse_san(board, match.san(move)) == move
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions)
+def test_successor_placements_equal_the_boards_after_playing(position):
+    preset, seed, plies = position
+    match = random_match(preset, seed, plies)
+    for board in BoardId:
+        for successor in match.successors(board):
+            after = match.copy()
+            after.play(successor.move, t=0.0)
+            assert {b: after.board_fen(b) for b in successor.placements} == dict(
+                successor.placements
+            )
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions, st.sampled_from(list(BoardId)))
+def test_takeback_right_after_a_move_restores_both_boards(position, board):
+    preset, seed, plies = position
+    match = random_match(preset, seed, plies)
+    moves = match.legal_moves(board)
+    if match.result is not None or not moves:
+        return
+    before = (match.fen(A), match.fen(B), match.pockets(), match.ply(board))
+    match.play(moves[len(moves) // 2], t=1.0)
+    assert match.takeback(board, t=2.0) == [Takeback(2.0, board, before[3])]
+    assert (match.fen(A), match.fen(B), match.pockets(), match.ply(board)) == before
+
+
+# --- takeback across boards -----------------------------------------------------------------
+
+
+def test_takeback_of_a_capture_takes_the_piece_back_from_the_partner(kit):
+    match = kit.match("dsj")
+    for san in ("e4", "d5", "exd5"):
+        kit.play(match, A, san)
+    kit.play(match, B, "e4")
+    assert match.pockets() == Pockets(b_black="P")
+    assert match.takeback(A, t=5.0) == [Takeback(5.0, A, 2)]
+    assert match.pockets() == Pockets()
+    assert match.board_fen(B) == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+
+
+def test_takeback_fails_when_the_partner_already_dropped_the_piece(kit):
+    match = kit.match("dsj")
+    for san in ("e4", "d5", "exd5"):
+        kit.play(match, A, san)
+    kit.play(match, B, "e4")
+    kit.play(match, B, "P@e5")
+    with pytest.raises(ValueError, match="cannot take back the last move on board A"):
+        match.takeback(A, t=5.0)
+    assert match.ply(A) == 3  # unchanged
+
+
+def test_takeback_undoes_a_steal_on_both_boards(kit):
+    match = kit.match("dsj", a="4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    match.play(kit.move(A, "b7b8q", steal="d1"), t=0.0)
+    match.takeback(A, t=1.0)
+    assert (match.fen(A), match.fen(B)) == ("4k3/1P6/8/8/8/8/8/4K3[] w - - 0 1", kit.start)
+
+
+def test_takeback_without_a_move_is_an_error(kit):
+    with pytest.raises(ValueError, match="no move on board B"):
+        kit.match("fics").takeback(B, t=0.0)
+
+
+def test_takeback_of_a_mate_reopens_the_match(kit):
+    match = kit.match("fics", a="7k/7p/8/8/8/8/1B6/K7[Q] w - - 0 1")
+    match.play(kit.move(A, "Q@g7"), t=1.0)
+    assert match.result is not None
+    match.takeback(A, t=2.0)
+    assert match.result is None
+    assert match.pockets().a_white == "Q"
+
+
+# --- queries --------------------------------------------------------------------------------
+
+
+def test_copy_and_position_are_independent(kit):
+    match = kit.match("dsj")
+    twin = match.copy()
+    kit.play(twin, A, "e4")
+    match.position(A).push(chess.Move.from_uci("d2d4"))
+    assert (match.ply(A), twin.ply(A)) == (0, 1)
+    assert match.board_fen(A) == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+
+
+def test_move_event_carries_ply_clock_fen_and_pockets(kit):
+    match = kit.match("fics")
+    kit.play(match, A, "e4", t=0.5)
+    played = match.play(match.parse_san(A, "d5"), t=1.5, clock_ms=179_000)[0]
+    assert played == MovePlayed(
+        t=1.5,
+        board=A,
+        color=chess.BLACK,
+        ply=2,
+        move=BughouseMove(A, chess.Move.from_uci("d7d5")),
+        san="d5",
+        fen="rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2",
+        pockets=Pockets(),
+        clock_ms=179_000,
+    )
+
+
+def test_parse_san_rejects_what_the_rules_forbid(kit):
+    match = kit.match("dsj", a="4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    with pytest.raises(chess.AmbiguousMoveError):
+        match.parse_san(A, "b8=R")  # a1 or h1
+    assert match.parse_san(A, "b8=R(a1)").steal_square == chess.A1
+    assert match.parse_san(A, "b8=Q").steal_square == chess.D1
+    with pytest.raises(IllegalMoveError):
+        match.parse_san(A, "@e1")
+    with pytest.raises(chess.InvalidMoveError):
+        match.parse_san(A, "X@e4")
+
+
+# --- note E: the pending window follows the other board -------------------------------------
+
+BACK_RANK = "6k1/5ppp/8/8/8/8/8/K3R3 w - - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("black_b_reply", "expected"),
+    [
+        ("Nb3", "final"),  # the knight escapes: nothing the partner could take supplies a piece
+        ("Ke7", "pending"),  # the knight stays: White B's next move may still take it
+    ],
+)
+def test_dsj_pending_mate_follows_the_partners_opponent(kit, black_b_reply, expected):
+    match = kit.match("dsj", a=BACK_RANK, b="4k3/8/8/8/8/8/3n4/4K3 b - - 0 1")
+    events = kit.play(match, A, "Re8", t=1.0)
+    assert [mate.status for mate in kit.of_type(events, Mate)] == [MateStatus.PENDING]
+    after = kit.play(match, B, black_b_reply, t=2.0)
+    statuses = [mate.status for mate in kit.of_type(after, Mate)]
+    assert statuses == ([MateStatus.FINAL] if expected == "final" else [])
+    assert (match.result is not None) == (expected == "final")

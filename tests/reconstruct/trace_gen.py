@@ -1,0 +1,136 @@
+"""Test helper: BPGN games → noisy emulated DGT traces → replay through the reconstructor.
+
+Traces come from the emulator (``emulator/game.py`` + ``run_scenario``): bytes on the wire, which
+are decoded per link exactly as the bridge does, and fed with the trace time. Timers are fired at
+their deadlines between records, as the replay CLI does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bughouse_bridge.bughouse.bpgn import BpgnGame, parse_bpgn
+from bughouse_bridge.bughouse.events import MovePlayed, Takeback
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.dgt.decoder import DgtDecoder
+from bughouse_bridge.dgt.messages import LeverSide
+from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.clock import ClockConfig
+from bughouse_bridge.emulator.game import Pace, game_scenario
+from bughouse_bridge.emulator.scenario import Handling, Noise, TraceRecord, run_scenario
+from bughouse_bridge.reconstruct import MatchReconstructor, Outcome, ReconstructorConfig
+
+BPGN_DIR = Path("/work/shared/data/bpgn")
+
+
+def real_games() -> dict[str, BpgnGame]:
+    return {path.stem: parse_bpgn(path.read_text())[0] for path in sorted(BPGN_DIR.glob("*.bpgn"))}
+
+
+def expected_moves(game: BpgnGame, preset: str = "fics") -> list[tuple[str, str]]:
+    """(board, uci) of every half-move, replayed on a fresh match."""
+    match = Match(get_preset(preset))
+    moves = []
+    for bpgn_move in game.moves:
+        move = match.parse_san(bpgn_move.board, bpgn_move.san)
+        match.play(move, t=0.0)
+        moves.append((str(move.board), move.uci))
+    return moves
+
+
+NOISY = Noise(knock_over=0.03, misread=0.05, garbage=0.05, forgotten_press=0.03)
+RESTLESS = Handling(slide_probability=0.5, hover_probability=0.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The physical set-up: board orientations and the side White's clock is on."""
+
+    rotated: dict[str, bool] = field(default_factory=lambda: {"A": False, "B": False})
+    white_side: dict[str, LeverSide] = field(
+        default_factory=lambda: {"A": LeverSide.LEFT, "B": LeverSide.LEFT}
+    )
+
+    def configs(self) -> dict[str, BoardConfig]:
+        return {
+            link: BoardConfig(
+                serial=f"1234{index}",
+                long_serial=f"300012345{index}",
+                rotated=self.rotated[link],
+                clock=ClockConfig(white_side=self.white_side[link]),
+            )
+            for index, link in enumerate(("A", "B"))
+        }
+
+
+def game_trace(  # noqa: PLR0913 - test knobs
+    game: BpgnGame,
+    seed: int,
+    *,
+    noise: Noise | None = None,
+    handling: Handling | None = None,
+    table: Table | None = None,
+    speed: float = 1.0,
+) -> list[TraceRecord]:
+    plan = game_scenario(
+        game,
+        configs=(table or Table()).configs(),
+        seed=seed,
+        pace=Pace(speed=speed),
+        handling=handling,
+        noise=noise,
+    )
+    return list(run_scenario(plan.scenario, until=plan.end).records)
+
+
+@dataclass(slots=True)
+class Replay:
+    reconstructor: MatchReconstructor
+    outcomes: list[Outcome] = field(default_factory=list)
+    messages: int = 0
+
+    def moves(self) -> list[tuple[str, str]]:
+        """The effective move list: takebacks remove the board's last move."""
+        moves: list[tuple[str, str]] = []
+        for outcome in self.outcomes:
+            if isinstance(outcome, MovePlayed):
+                moves.append((str(outcome.board), outcome.move.uci))
+            elif isinstance(outcome, Takeback):
+                last = max(i for i, (board, _) in enumerate(moves) if board == outcome.board)
+                del moves[last]
+        return moves
+
+    def of_type(self, kind: type) -> list[Outcome]:
+        return [outcome for outcome in self.outcomes if isinstance(outcome, kind)]
+
+
+def replay(
+    records: list[TraceRecord],
+    *,
+    preset: str = "fics",
+    config: ReconstructorConfig | None = None,
+    tail: float = 10.0,
+) -> Replay:
+    rec = MatchReconstructor(Match(get_preset(preset)), config or ReconstructorConfig())
+    result = Replay(rec)
+    decoders = {board: DgtDecoder() for board in BoardId}
+    for record in records:
+        if record.direction != "rx":
+            continue
+        run_timers(result, record.t)
+        board = BoardId(record.link)
+        for message in decoders[board].feed(record.data):
+            result.messages += 1
+            result.outcomes += rec.on_message(board, message, record.t)
+    end = (records[-1].t if records else 0.0) + tail
+    run_timers(result, end)
+    return result
+
+
+def run_timers(result: Replay, until: float) -> None:
+    rec = result.reconstructor
+    while (deadline := rec.deadline()) is not None and deadline <= until:
+        result.outcomes += rec.on_timer(deadline)
