@@ -316,6 +316,9 @@ class Daemon:
     def _route(self, output: Output) -> None:
         durable = [p for p in output.publications if p.qos > 0 or p.retain]
         if durable:
+            # The inputs behind these events must be on disk before the events can go out:
+            # otherwise a SIGKILL could leave published events that a resume cannot rebuild.
+            self.journal.flush()
             self.outbox.append(durable, seq=self.bridge.last_seq)
         if self.mqtt is not None:
             for publication in output.publications:
