@@ -19,7 +19,7 @@ from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import LeverSide
 from bughouse_bridge.emulator.board import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig
-from bughouse_bridge.emulator.game import Pace, game_scenario
+from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
 from bughouse_bridge.emulator.scenario import Handling, Noise, TraceRecord, run_scenario
 from bughouse_bridge.reconstruct import MatchReconstructor, Outcome, ReconstructorConfig
 
@@ -74,7 +74,7 @@ def game_trace(  # noqa: PLR0913 - test knobs
     handling: Handling | None = None,
     table: Table | None = None,
     speed: float = 1.0,
-) -> list[TraceRecord]:
+) -> tuple[GamePlan, list[TraceRecord]]:
     plan = game_scenario(
         game,
         configs=(table or Table()).configs(),
@@ -83,7 +83,28 @@ def game_trace(  # noqa: PLR0913 - test knobs
         handling=handling,
         noise=noise,
     )
-    return list(run_scenario(plan.scenario, until=plan.end).records)
+    return plan, list(run_scenario(plan.scenario, until=plan.end).records)
+
+
+def expected_per_board(game: BpgnGame, plan: GamePlan) -> dict[str, list[str]]:
+    """Each board's moves (uci). The emulator times each board on its own, so moves pressed after
+    the decisive move (on the other board) physically come after the end and do not count."""
+    pressed = {planned.index: planned.pressed for planned in plan.moves}
+    match = Match(get_preset("fics"))
+    moves: list[tuple[int, str, str]] = []
+    for index, bpgn_move in enumerate(game.moves):
+        move = match.parse_san(bpgn_move.board, bpgn_move.san)
+        match.play(move, t=pressed[index])
+        moves.append((index, str(move.board), move.uci))
+    end = pressed[len(game.moves) - 1] if match.result is not None else float("inf")
+    return {
+        board: [uci for index, on, uci in moves if on == board and pressed[index] <= end]
+        for board in ("A", "B")
+    }
+
+
+def per_board(moves: list[tuple[str, str]]) -> dict[str, list[str]]:
+    return {board: [uci for on, uci in moves if on == board] for board in ("A", "B")}
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ from bughouse_bridge.bughouse.events import (
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, color_name
 from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, FieldUpdate, LeverSide, Message
+from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
 from bughouse_bridge.reconstruct.clocks import ClockTracker
 from bughouse_bridge.reconstruct.occupancy import (
@@ -96,7 +97,11 @@ class _Board:
     problem: bool = False  # an alert about the placement is open; resolving it is announced
     stuck: bool = False  # the last reading waits on the other board (or explains nothing)
     correctable: BughouseMove | None = None
+    pending: BughouseMove | None = None  # a settled legal move waiting for the press
+    waiting: tuple[BughouseMove, float] | None = None  # a drop waiting for its piece, since
+    trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
     parent: chess.Board | None = None  # the position before ``correctable``
+    committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
     standing_drop: BughouseMove | None = None
     moved_at: float = 0.0
     signal: str | None = None
@@ -124,6 +129,7 @@ class MatchReconstructor:
         if isinstance(message, FieldUpdate):
             if state.occupancy.update(message):
                 self._changed(board, now)
+                self._remember(board, message)
             return []
         if isinstance(message, BoardDump):
             return self._on_dump(board, message, now)
@@ -194,6 +200,13 @@ class MatchReconstructor:
         side = _CLOCK_SIDES.get(self.config.clock_side_of(board))
         return _Board(Occupancy(), rotated, ClockTracker(side))
 
+    def _remember(self, board: BoardId, update: FieldUpdate) -> None:
+        """Pieces seen arriving since the last commit tell apart plies that leave no trace."""
+        state = self._boards[board]
+        piece = code_to_piece(update.piece & 0x0F)
+        if piece is not None and state.rotated is not None:
+            state.trail.add((field_to_square(update.field, rotated=state.rotated), piece))
+
     def _changed(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
         state.changed_at = now
@@ -202,6 +215,7 @@ class MatchReconstructor:
     def _on_dump(self, board: BoardId, dump: BoardDump, now: float) -> list[Outcome]:
         state = self._boards[board]
         changed = state.occupancy.load(dump)
+        self._physical(board)  # an orientation is best detected on a fresh dump
         if state.resync:
             state.resync = False
             state.changed_at = now
@@ -220,10 +234,22 @@ class MatchReconstructor:
             out.append(ClockReading(now, board, *update.reading))
         if update.pressed_by is not None and update.pressed_by == turn:
             state.press = _Press(now, update.press_ms)
-            out += self._evaluate(board, now, pressed_now=True)
+            out += self._on_press(board, now)
         for color in update.flags:
             out += self._flag(board, color, now)
         return out + self._both_clocks(now)
+
+    def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
+        """Commit at once. If the board already moved on past a settled legal move (the
+        opponent reaching for a piece before the press message came), that move was it."""
+        state = self._boards[board]
+        pending = state.pending
+        out = self._evaluate(board, now, pressed_now=True)
+        press = state.press
+        if pending is None or press is None or not self._match.judge(pending).legal:
+            return out
+        out += self._commit(board, pending, now, clock_ms=press.clock_ms)
+        return out + self._evaluate(board, now)
 
     def _flag(self, board: BoardId, color: chess.Color, now: float) -> list[Outcome]:
         events = self._match.flag(board, color, t=now, at=now)
@@ -263,7 +289,7 @@ class MatchReconstructor:
             out += self._unknown_orientation(board, now)
         elif physical == self._match.board_fen(board):
             out += self._at_rest(board, now)
-        elif now - state.changed_at < self.config.stability_window and not pressed_now:
+        elif now < state.changed_at + self.config.stability_window and not pressed_now:
             self._wake(board, state.changed_at + self.config.stability_window)
         elif self._match.result is None:
             out += self._act(board, physical, now, cascade=cascade)
@@ -271,9 +297,42 @@ class MatchReconstructor:
 
     def _act(self, board: BoardId, physical: str, now: float, *, cascade: bool) -> list[Outcome]:
         state = self._boards[board]
+        if state.waiting is not None:
+            return self._overdue_drop(board, now) or self._read(board, physical, now, cascade)
+        return self._read(board, physical, now, cascade)
+
+    def _overdue_drop(self, board: BoardId, now: float) -> list[Outcome]:
+        """A drop whose piece never came stands once its grace is over, even if the opponent
+        has replied on top of it meanwhile (then the reply reads as the next move)."""
+        state = self._boards[board]
+        assert state.waiting is not None
+        move, since = state.waiting
+        judgement = self._match.judge(move)
+        if judgement.code is not AlertCode.DROP_NOT_IN_POCKET:
+            state.waiting = None
+            return []
+        if now < since + self.config.drop_grace:
+            self._wake(board, since + self.config.drop_grace)
+            return []
+        press = state.press
+        clock_ms = press.clock_ms if press is not None else None
+        out = self._commit(board, move, now, clock_ms=clock_ms, standing=judgement)
+        return out + self._evaluate(board, now)
+
+    def _read(self, board: BoardId, physical: str, now: float, cascade: bool) -> list[Outcome]:  # noqa: FBT001
+        state = self._boards[board]
         if self._flipped(board, physical):
             return self._at_rest(board, now)
-        context = Context(now, state.correctable, state.parent, state.standing_drop)
+        ours = self._match.ply(board) == state.committed_ply  # no takeback by the arbiter since
+        context = Context(
+            now,
+            state.correctable if ours else None,
+            state.parent if ours else None,
+            state.standing_drop if ours else None,
+            pressed=state.press is not None,
+            pending=state.pending,
+            trail=frozenset(state.trail),
+        )
         reading = read(self._match, board, self._placements(), context)
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
@@ -312,26 +371,31 @@ class MatchReconstructor:
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
         due = state.changed_at + self.config.no_press_commit_after
         if now < due:
+            state.pending = move
             self._wake(board, due)
             return []
+        color = self._match.turn(board)
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
-        return [*out, self._no_press_alert(board, move, now)]
+        return [*out, self._no_press_alert(board, move, color, now)]
 
     def _commit_two(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
     ) -> list[Outcome]:
-        expected = self._press_expected(board)
+        expected = self._press_expected(board) and self._boards[board].press is None
+        color = self._match.turn(board)
         first, second = moves
         out = self._commit(board, first, now, clock_ms=None)
         if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
             return out
         out += self._commit(board, second, now, clock_ms=None)
-        return out + ([self._no_press_alert(board, first, now)] if expected else [])
+        return out + ([self._no_press_alert(board, first, color, now)] if expected else [])
 
-    def _no_press_alert(self, board: BoardId, move: BughouseMove, now: float) -> Outcome:
-        color = not self._match.turn(board) if move.board is board else None
-        mover = color_name(color) if color is not None else "the mover"
-        message = f"Board {board}: {mover} played {move.uci} without pressing the clock."
+    def _no_press_alert(
+        self, board: BoardId, move: BughouseMove, color: chess.Color, now: float
+    ) -> Outcome:
+        message = (
+            f"Board {board}: {color_name(color)} played {move.uci} without pressing the clock."
+        )
         return alert(now, board, color, AlertCode.MOVE_WITHOUT_CLOCK, message, move=move.uci)
 
     def _on_correction(
@@ -422,6 +486,10 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         state.press = None
+        state.pending = None
+        state.waiting = None
+        state.trail.clear()
+        state.committed_ply = self._match.ply(board)
         state.moved_at = now
         state.stall_alerted = False
         state.correctable = move
@@ -437,40 +505,45 @@ class MatchReconstructor:
         self, board: BoardId, reading: Reading, physical: str, now: float
     ) -> list[Outcome]:
         assert isinstance(reading, Waiting)
-        due = self._boards[board].changed_at + self.config.drop_grace
+        state = self._boards[board]
+        if state.waiting is None or state.waiting[0] != reading.move:
+            state.waiting = (reading.move, state.changed_at)
+        due = state.waiting[1] + self.config.drop_grace
         if now < due:
             self._wake(board, due)
             return []
         code = reading.judgement.code or AlertCode.DROP_NOT_IN_POCKET
+        if code is AlertCode.DROP_NOT_IN_POCKET:
+            # Past the grace the drop stands (an illegal move stands unless the arbiter acts);
+            # otherwise a board would wait forever on a capture that never comes.
+            press = self._boards[board].press
+            clock_ms = press.clock_ms if press is not None else None
+            return self._commit(
+                board, reading.move, now, clock_ms=clock_ms, standing=reading.judgement
+            )
         color = self._match.turn(board)
         what = describe(reading.move, color)
-        if code is AlertCode.STEAL_MISSING:
-            message = f"Board {board}: {what} but no piece was taken from board {board.other}."
-        else:
-            message = f"Board {board}: {what} but the piece is not in the pocket."
-        return self._once(
+        message = f"Board {board}: {what} but no piece was taken from board {board.other}."
+        event = alert(
+            now,
             board,
-            physical,
-            alert(
-                now,
-                board,
-                color,
-                code,
-                message,
-                rule=reading.judgement.rule,
-                move=reading.move.uci,
-                **fix_details(physical, self._match.board_fen(board)),
-            ),
+            color,
+            code,
+            message,
+            rule=reading.judgement.rule,
+            move=reading.move.uci,
+            **fix_details(physical, self._match.board_fen(board)),
         )
+        return self._once(board, physical, event)
 
     def _on_illegal(
         self, board: BoardId, reading: Reading, physical: str, now: float
     ) -> list[Outcome]:
         assert isinstance(reading, Illegal)
         state = self._boards[board]
-        settled_for = now - state.changed_at
-        pressed = state.press is not None and settled_for >= self.config.stability_window
-        if not pressed and settled_for < self.config.illegal_after:
+        settled = now >= state.changed_at + self.config.stability_window
+        pressed = state.press is not None and settled
+        if not pressed and now < state.changed_at + self.config.illegal_after:
             self._wake(board, state.changed_at + self.config.illegal_after)
             return []
         judgement = reading.judgement
@@ -547,6 +620,9 @@ class MatchReconstructor:
     def _at_rest(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
         state.stuck = False
+        state.waiting = None
+        if now >= state.changed_at + self.config.stability_window:
+            state.pending = None  # the mover took the move back
         out = self._resolved(board, now, "")
         if state.press is None:
             return out

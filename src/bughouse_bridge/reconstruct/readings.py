@@ -93,6 +93,9 @@ class Context:
     correctable: BughouseMove | None = None  # the last move, if it may still be replaced
     parent: chess.Board | None = None  # the position before ``correctable``
     standing_drop: BughouseMove | None = None  # an illegal drop the opponent may take off
+    pressed: bool = False  # the side to move pressed the clock since the last commit
+    pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
+    trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
 
 
 def read(
@@ -104,18 +107,26 @@ def read(
         own = _own_move(move, color, judgement, match.turn(board))
         if own is not None:
             return own
-    later = (
-        _remedy(match, board, physical, context)
-        or _correction(match, board, physical, context)
-        or _two_ply(match, board, physical, context.now)
-    )
+    if context.pressed:  # the mover said "done": a reply on top beats a changed mind
+        later = _remedy(match, board, physical, context) or _two_ply(
+            match, board, physical, context
+        )
+        later = later or _correction(match, board, physical, context)
+    else:
+        later = (
+            _remedy(match, board, physical, context)
+            or _correction(match, board, physical, context)
+            or _two_ply(match, board, physical, context)
+        )
     if later is not None:
         return later
+    signal = result_signal(placement, ())
+    if signal is not None:  # kings put on the centre on purpose: a result, not a move
+        return Signal(signal)
     if candidates:
         move, color, judgement = candidates[0]
         return Illegal(move, color, judgement)
-    signal = result_signal(placement, ())
-    return Signal(signal) if signal is not None else Unexplained()
+    return Unexplained()
 
 
 def _own_move(
@@ -234,11 +245,10 @@ def _correction(
 
 
 def _two_ply(
-    match: Match, board: BoardId, physical: Mapping[BoardId, str], now: float
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading | None:
     change = diff(match.board_fen(board), physical[board])
-    colors = {piece.color for piece in (change.removed | change.arrivals).values()}
-    if len(change.squares) < 2 or len(colors) < 2:  # two plies touch both colours' pieces
+    if len(change.squares) < 2:
         return None
     position = match.position(board)
     pairs = []
@@ -246,9 +256,27 @@ def _two_ply(
         candidate = BughouseMove(board, first)
         if _within(first, change.squares) and match.judge(candidate).legal:
             after = match.copy()
-            after.play(candidate, t=now)
+            after.play(candidate, t=context.now)
             pairs += [(candidate, reply) for reply in _legal_replies(after, board, physical)]
-    return Legal(pairs[0]) if len(pairs) == 1 else None
+    # A dropped piece captured at once leaves no trace of its kind: the move seen settled
+    # before the reply tells which it was.
+    for seen in (
+        [pair for pair in pairs if pair[0] == context.pending],
+        [pair for pair in pairs if _arrival(position, pair[0].move) in context.trail],
+        pairs,
+    ):
+        if len(seen) == 1:
+            return Legal(seen[0])
+    return None
+
+
+def _arrival(position: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Piece | None]:
+    """The piece a move puts on its target square."""
+    if move.drop is not None:
+        return move.to_square, chess.Piece(move.drop, position.turn)
+    if move.promotion is not None:
+        return move.to_square, chess.Piece(move.promotion, position.turn)
+    return move.to_square, position.piece_at(move.from_square)
 
 
 def _within(move: chess.Move, squares: frozenset[chess.Square]) -> bool:
