@@ -381,6 +381,13 @@ def test_steal_illegal() -> None:
 # -- links ----------------------------------------------------------------------------------
 
 
+def test_the_first_connection_is_not_reported_as_a_link_coming_back() -> None:
+    table = Table()
+    first = table.rec.on_link_state(A, True, table.t)
+    assert [type(o).__name__ for o in first] == ["LinkChanged", "RequestDump"]
+    assert first[0].status == "connected"
+
+
 @pytest.mark.parametrize("missing", [["e2e4"], ["e2e4", "e7e5"]])
 def test_reconnect_reconstructs_missing_plies(missing: list[str]) -> None:
     table = Table()

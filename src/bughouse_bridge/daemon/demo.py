@@ -110,7 +110,8 @@ async def _run_demo(
             rules=get_preset("fics"),
             configs=board_configs("3000"),
             seed=args.seed,
-            pace=Pace(speed=args.speed),
+            # Faster than real time, hand-handling does not shrink: keep the boards in step.
+            pace=Pace.fast(args.speed) if args.speed > 1 else Pace(speed=args.speed),
             with_host=False,
         )
         await play_plan(plan, runners, announce=False)
@@ -192,8 +193,13 @@ async def _view(
             async with aiomqtt.Client(mqtt.connect_host, mqtt.connect_port) as client:
                 await client.subscribe(events_topic, qos=1)
                 listening.set()
+                seen: set[tuple[str, int]] = set()
                 async for message in client.messages:
                     event = json.loads(bytes(message.payload))
+                    key = (event.get("boot_id", ""), event.get("seq", -1))
+                    if key in seen:  # QoS 1 is at-least-once: a consumer drops repeats
+                        continue
+                    seen.add(key)
                     print(json.dumps(event) if raw else describe(event), flush=True)
                     if event.get("type") == "result":
                         result_seen.set()

@@ -90,6 +90,7 @@ class _Board:
     clock: ClockTracker
     connected: bool = True
     resync: bool = False
+    was_lost: bool = False  # only a link that went silent can be "back"
     changed_at: float = 0.0
     press: _Press | None = None
     wake_at: float | None = None
@@ -143,12 +144,15 @@ class MatchReconstructor:
         link = str(board)
         if not connected:
             state.press = None
+            state.was_lost = True
             message = f"Board {board} and its clock went silent; moves there are not seen."
             return [
                 LinkChanged(now, link, "disconnected"),
                 alert(now, board, None, AlertCode.LINK_LOST, message),
             ]
         state.resync = True
+        if not state.was_lost:
+            return [LinkChanged(now, link, "connected"), RequestDump(board)]
         message = f"Board {board} is back; its position is checked against the game."
         return [
             LinkChanged(now, link, "connected"),
