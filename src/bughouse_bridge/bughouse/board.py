@@ -23,6 +23,10 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     captured: chess.Piece | None
     """The piece the last ``push`` captured, demoted to a pawn if it was promoted."""
 
+    debts: dict[chess.Color, list[chess.PieceType]]
+    """Pieces a player dropped without holding them (a forced drop, row 9): the next piece of
+    that type his partner sends settles the debt instead of landing in the pocket twice."""
+
     def __init__(
         self,
         fen: str | None = chess.variant.CrazyhouseBoard.starting_fen,
@@ -30,6 +34,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         chess960: bool = False,
     ) -> None:
         self.captured = None
+        self.debts = {chess.WHITE: [], chess.BLACK: []}
         super().__init__(fen, chess960=chess960)
 
     def push(self, move: chess.Move) -> None:
@@ -49,7 +54,20 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def copy(self, *, stack: bool | int = True) -> Self:
         board = super().copy(stack=stack)
         board.captured = self.captured
+        board.debts = {color: list(debts) for color, debts in self.debts.items()}
         return board
+
+    def deliver(self, color: chess.Color, piece_type: chess.PieceType) -> None:
+        """A piece arrives for ``color``'s pocket; it first pays back a forced drop of its type."""
+        if piece_type in self.debts[color]:
+            self.debts[color].remove(piece_type)
+        else:
+            self.pockets[color].add(piece_type)
+
+    def borrow(self, color: chess.Color, piece_type: chess.PieceType) -> None:
+        """Lend ``color`` a piece it does not hold so that a forced drop can stand (row 9)."""
+        self.debts[color].append(piece_type)
+        self.pockets[color].add(piece_type)
 
     def drop_squares(self) -> chess.Bitboard:
         """Empty squares where a drop answers any check (python-chess's mask, cut to 64 bits)."""

@@ -156,12 +156,12 @@ def apply(rules: RuleSet, boards: Boards, move: BughouseMove) -> Applied:
     mover = board.turn
     drop = move.move.drop
     if drop is not None and not board.pockets[mover].count(drop):
-        board.pockets[mover].add(drop)  # a forced drop of a piece not held (row 9)
+        board.borrow(mover, drop)  # a forced drop of a piece not held (row 9)
     board.push(move.move)
     steal = _after_promotion(rules, boards, move, mover) if move.move.promotion else None
     captured = board.captured
     if captured is not None:
-        boards[move.board.other].pockets[captured.color].add(captured.piece_type)
+        boards[move.board.other].deliver(captured.color, captured.piece_type)
     return Applied(captured, steal)
 
 
@@ -174,7 +174,7 @@ def _after_promotion(
         return _steal(neighbour, move.board.other, move.steal_square, mover)
     if rules.promotion is PromotionPolicy.CHOICE_PAWN_TO_NEIGHBOUR:
         board.promoted &= ~chess.BB_SQUARES[move.move.to_square]
-        neighbour.pockets[mover].add(chess.PAWN)
+        neighbour.deliver(mover, chess.PAWN)
     return None
 
 
@@ -186,7 +186,7 @@ def _steal(
     neighbour.remove_piece_at(square)
     # A rook dropped back on its corner later must not revive castling (note F keeps the turn).
     neighbour.castling_rights &= ~chess.BB_SQUARES[square]
-    neighbour.pockets[mover].add(chess.PAWN)
+    neighbour.deliver(mover, chess.PAWN)
     return StealInfo(board_id, square, piece)
 
 

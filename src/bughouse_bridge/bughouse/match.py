@@ -287,7 +287,7 @@ class Match:
         offender = Seat(board_id, piece.color)
         receiver = offender.opponent.partner
         if self._rules.removed_drop is RemovedDrop.TO_OPPONENT_PARTNER:
-            self._state.boards[receiver.board].pockets[receiver.color].add(piece.piece_type)
+            self._state.boards[receiver.board].deliver(receiver.color, piece.piece_type)
         if self._rules.illegal_drop_turn is DropRemovalTurn.OFFENDER_ON_MOVE:
             board.turn = offender.color
         alert = self._removal_alert(offender, receiver, piece, square, t)
