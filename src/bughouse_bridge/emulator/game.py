@@ -43,6 +43,23 @@ class Pace:
     min_think: float = 0.4  # seconds at speed 1, before dividing
     max_think: float = 120.0
     setup: float = 2.0  # from power-up/handshake to the first clock start
+    # Hand-handling time does not shrink with ``speed``, so at high speeds one board's timeline
+    # can run ahead of the other's and a drop would land before the capture that supplies it.
+    # ``partner_order``: a drop or steal waits until every earlier half-move of the game on the
+    # other board has been pressed, plus ``partner_margin``.
+    partner_order: bool = False
+    partner_margin: float = 0.6
+    # Seconds (not scaled) from the opponent's press to the mover's hand reaching for a piece, so
+    # that the scanner (one sweep ≈ 0.225 s) reports each move before the next one begins.
+    min_reply: float = 0.0
+
+    @classmethod
+    def fast(cls, speed: float) -> Pace:
+        """Faster than real time yet faithful: cross-board order kept, every move seen settled.
+
+        The game still takes at least its handling time (about 1.7 s per half-move and board).
+        """
+        return cls(speed=speed, partner_order=True, min_reply=0.6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +151,7 @@ class _Planner:
         self.pace = pace
         self.increment = increment
         self.turn_started = dict.fromkeys(BoardId, start)
+        self.last_pressed = dict.fromkeys(BoardId, start)
         handling = scenario.handling
         self._handling = sum(sum(span) / 2 for span in (handling.reach, handling.travel))
         self._handling += sum(handling.to_clock) / 2
@@ -150,7 +168,10 @@ class _Planner:
             move = replace(move, steal_square=bpgn_move.steal[1])
         think = self._think(bpgn_move.board, bpgn_move.color, bpgn_move.clock)
         # The clock keeps running while the hands work: start early so the press lands on time.
-        sc.t = self.turn_started[board_id] + max(think - self._handling, self._least)
+        gap = max(think - self._handling, self._least, self.pace.min_reply)
+        sc.t = self.turn_started[board_id] + gap
+        if self.pace.partner_order and (move.is_drop or move.is_steal):
+            sc.t = max(sc.t, self.last_pressed[board_id.other] + self.pace.partner_margin)
         started = sc.t
         self._noise_before(hands, before)
         if move.is_steal and move.steal_square is not None:
@@ -163,6 +184,7 @@ class _Planner:
         hands.press_clock()
         pressed = sc.t
         self.turn_started[board_id] = pressed
+        self.last_pressed[board_id] = max(self.last_pressed[board_id], pressed)
         self.match.play(move, t=pressed)
         return PlannedMove(index, board_id, bpgn_move.label, bpgn_move.san, started, pressed)
 

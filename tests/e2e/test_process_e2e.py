@@ -1,0 +1,143 @@
+"""The real CLI as a subprocess: SIGKILL and resume, broken config files, the demo command."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_harness import (
+    FAST_SPEED,
+    Subscriber,
+    Table,
+    config_toml,
+    dedupe,
+    expected_by_board,
+    moves_by_board,
+    settings_overrides,
+    the_game,
+    unique_id,
+)
+
+CLI = str(Path(sys.executable).parent / "bughouse-bridge")
+PREFIX = 36
+
+
+async def _start(config: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        CLI, "run", "--config", str(config), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+
+
+@pytest.mark.pty
+@pytest.mark.broker
+@pytest.mark.timeout(180)
+async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_broker):
+    """kill -9 a third into the game, start again with the same config and state_dir.
+
+    Duplicates are allowed only as QoS-1 redeliveries of the same (boot_id, seq), which the
+    contract tells consumers to drop; after that the stream must be 1..N with no seq twice.
+    """
+    table = Table(tmp_path)
+    try:
+        overrides = settings_overrides(
+            workdir=tmp_path,
+            port=shared_broker,
+            root=f"test/{unique_id('sigkill')}",
+            bridge=unique_id("bridge"),
+            match=unique_id("match"),
+            links=table.links,
+        )
+        config = tmp_path / "bridge.toml"
+        config.write_text(config_toml(overrides))
+        events_topic = f"{overrides['mqtt.root']}/match/{overrides['match_id']}/events"
+        game = the_game(PREFIX)
+        async with Subscriber(shared_broker, [events_topic], persistent=True) as sub:
+            first = await _start(config)
+            await table.wait_for_host()
+            plan = table.plan(game, speed=FAST_SPEED)
+            table.start(plan)
+            kill_at = plan.moves[len(plan.moves) // 3].pressed + 0.1
+            await asyncio.sleep(max(0.0, table.offset + kill_at - table.runners["A"].now()))
+            first.kill()
+            assert await first.wait() == -9
+            killed_after = len(dedupe(sub.events()))
+            second = await _start(config)
+            try:
+                await table.finished(plan)
+                expected = sum(len(sans) for sans in expected_by_board(game).values())
+                await sub.wait_for(
+                    lambda: sum(e["type"] == "move" for e in dedupe(sub.events())) >= expected,
+                    30,
+                    "every move after the restart",
+                )
+                await asyncio.sleep(1.0)
+            finally:
+                second.terminate()
+                _, stderr = await second.communicate()
+            assert second.returncode == 0, stderr.decode()
+        raw = sub.events()
+    finally:
+        table.close()
+    events = dedupe(raw)
+    boots = list(dict.fromkeys(e["boot_id"] for e in events))
+    assert len(boots) == 2, "a new boot_id after the restart"
+    seqs = [e["seq"] for e in events]
+    assert seqs == list(range(1, len(seqs) + 1)), f"seq gap-free across boots: {seqs}"
+    first_boot = [e["seq"] for e in events if e["boot_id"] == boots[0]]
+    second_boot = [e["seq"] for e in events if e["boot_id"] == boots[1]]
+    assert killed_after > 0
+    assert second_boot
+    assert max(first_boot) < min(second_boot), "the new boot continues the old one's numbering"
+    assert moves_by_board(events) == expected_by_board(game)
+
+
+CONFIG_CASES = {
+    "typo-key": ('bridge_idd = "x"\n', "bridge_idd"),
+    "wrong-type": ('[mqtt]\nport = "not a port"\n', "mqtt.port"),
+    "malformed-toml": ("[mqtt\nport = 1883\n", None),
+}
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["check-config", "run"])
+@pytest.mark.parametrize("case", sorted(CONFIG_CASES))
+def test_broken_config_exits_2_naming_key_and_file(tmp_path, case, check):
+    text, key = CONFIG_CASES[case]
+    config = tmp_path / f"{case}.toml"
+    config.write_text(text)
+    argv = [CLI, "run", "--config", str(config), *(["--check-config"] if check else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2, done.stderr
+    assert str(config) in done.stderr
+    if key is not None:
+        assert key in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["check-config", "run"])
+def test_missing_config_file_exits_2(tmp_path, check):
+    config = tmp_path / "nowhere.toml"
+    argv = [CLI, "run", "--config", str(config), *(["--check-config"] if check else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2, done.stderr
+    assert str(config) in done.stderr
+    assert "not found" in done.stderr
+
+
+@pytest.mark.pty
+@pytest.mark.slow
+@pytest.mark.timeout(280)
+def test_demo_plays_to_the_result():
+    done = subprocess.run(
+        [CLI, "demo", "--speed", str(FAST_SPEED)],
+        capture_output=True,
+        text=True,
+        timeout=270,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result_lines = [line for line in done.stdout.splitlines() if "RESULT" in line]
+    assert len(result_lines) == 1, done.stdout[-3000:]
+    assert "board B" in result_lines[0]
