@@ -74,12 +74,13 @@ def game_trace(  # noqa: PLR0913 - test knobs
     handling: Handling | None = None,
     table: Table | None = None,
     speed: float = 1.0,
+    pace: Pace | None = None,
 ) -> tuple[GamePlan, list[TraceRecord]]:
     plan = game_scenario(
         game,
         configs=(table or Table()).configs(),
         seed=seed,
-        pace=Pace(speed=speed),
+        pace=pace or Pace(speed=speed),
         handling=handling,
         noise=noise,
     )

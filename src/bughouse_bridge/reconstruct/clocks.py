@@ -75,10 +75,17 @@ class ClockTracker:
             self.white_side = side if turn == chess.WHITE else _other(side)
 
     def feed(
-        self, times: ClockTimes, now: float, *, turn: chess.Color, at_rest: bool
+        self,
+        times: ClockTimes,
+        now: float,
+        *,
+        turn: chess.Color,
+        at_rest: bool,
+        presser: chess.Color,
     ) -> ClockUpdate:
         """One reading. ``turn`` is the match's side to move on the board; ``at_rest`` says the
-        board shows the match position (so the running side belongs to ``turn``)."""
+        board shows the match position (so the running side belongs to ``turn``); ``presser`` is
+        who a lever flip would come from (to learn which side is White)."""
         if times.no_clock:
             self.last = times
             return ClockUpdate()
@@ -87,8 +94,10 @@ class ClockTracker:
         self.has_run = self.has_run or times.running
         after = times.running_side
         pressed_side = before if before is not None and after is _other(before) else None
-        # The presser is the mover; a clock running while the board is at rest runs for him.
-        self._learn(pressed_side, turn)
+        # The caller says who pressed: the side to move, unless the last move is still owed its
+        # press (it was committed before the press came). A clock running while the board is at
+        # rest runs for the side to move.
+        self._learn(pressed_side, presser)
         self._learn(after, turn if at_rest else None)
         pressed_by = None if pressed_side is None else self.color_of(pressed_side)
         press_ms = None if pressed_side is None else _face(times, pressed_side).total_seconds * 1000

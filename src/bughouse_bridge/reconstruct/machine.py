@@ -62,6 +62,7 @@ from bughouse_bridge.reconstruct.readings import (
     Waiting,
     one_ply,
     read,
+    through_passing_positions,
 )
 from bughouse_bridge.reconstruct.shapes import explaining_shapes
 
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
 
 _CLOCK_SIDES = {"left": LeverSide.LEFT, "right": LeverSide.RIGHT}
+_SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a handful)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,9 @@ class _Board:
     connected: bool = True
     resync: bool = False
     was_lost: bool = False  # only a link that went silent can be "back"
+    hasty: bool = False  # the last commit came on a press before the board had settled
+    seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
+    press_owed: bool = False  # the last move was committed before its mover pressed the clock
     changed_at: float = 0.0
     press: _Press | None = None
     wake_at: float | None = None
@@ -131,6 +136,7 @@ class MatchReconstructor:
             if state.occupancy.update(message):
                 self._changed(board, now)
                 self._remember(board, message)
+                self._note_placement(board)
             return []
         if isinstance(message, BoardDump):
             return self._on_dump(board, message, now)
@@ -211,6 +217,13 @@ class MatchReconstructor:
         if piece is not None and state.rotated is not None:
             state.trail.add((field_to_square(update.field, rotated=state.rotated), piece))
 
+    def _note_placement(self, board: BoardId) -> None:
+        state = self._boards[board]
+        placement = self._physical(board)
+        if placement is not None and (not state.seen or state.seen[-1] != placement):
+            state.seen.append(placement)
+            del state.seen[:-_SEEN_KEPT]
+
     def _changed(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
         state.changed_at = now
@@ -232,13 +245,16 @@ class MatchReconstructor:
         state = self._boards[board]
         turn = self._match.turn(board)
         at_rest = state.clock.white_side is None and self._at_rest_now(board)
-        update = state.clock.feed(times, now, turn=turn, at_rest=at_rest)
+        presser = (not turn) if state.press_owed else turn
+        update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
         if update.pressed_by is not None and update.pressed_by == turn:
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
+        elif update.pressed_by is not None:
+            state.press_owed = False  # the late press of the move already committed
         for color in update.flags:
             out += self._flag(board, color, now)
         return out + self._both_clocks(now)
@@ -336,8 +352,13 @@ class MatchReconstructor:
             pressed=state.press is not None,
             pending=state.pending,
             trail=frozenset(state.trail),
+            hasty=state.hasty if ours else False,
         )
         reading = read(self._match, board, self._placements(), context)
+        if isinstance(reading, Unexplained):
+            placements = self._placements()
+            passing = through_passing_positions(self._match, board, placements, state.seen, now)
+            reading = passing or reading
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
@@ -367,8 +388,8 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         assert isinstance(reading, Legal)
         state = self._boards[board]
-        if reading.two_ply:
-            return self._commit_two(board, reading.moves, physical, now)
+        if reading.several:
+            return self._commit_several(board, reading.moves, physical, now)
         move = reading.moves[0]
         if state.press is not None or not self._press_expected(board):
             clock_ms = state.press.clock_ms if state.press is not None else None
@@ -382,17 +403,17 @@ class MatchReconstructor:
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
         return [*out, self._no_press_alert(board, move, color, now)]
 
-    def _commit_two(
+    def _commit_several(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
     ) -> list[Outcome]:
         expected = self._press_expected(board) and self._boards[board].press is None
         color = self._match.turn(board)
-        first, second = moves
-        out = self._commit(board, first, now, clock_ms=None)
-        if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
-            return out
-        out += self._commit(board, second, now, clock_ms=None)
-        return out + ([self._no_press_alert(board, first, color, now)] if expected else [])
+        out: list[Outcome] = []
+        for move in moves:
+            if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
+                break
+            out += self._commit(board, move, now, clock_ms=None)
+        return out + ([self._no_press_alert(board, moves[0], color, now)] if expected else [])
 
     def _no_press_alert(
         self, board: BoardId, move: BughouseMove, color: chess.Color, now: float
@@ -410,12 +431,15 @@ class MatchReconstructor:
         clock_ms = state.press.clock_ms if state.press is not None else None
         events = list(self._match.takeback(board, t=now))
         parent = self._match.position(board)
+        replacement, *reply = reading.moves
         try:
-            events += self._match.play(reading.move, t=now, clock_ms=clock_ms)
+            events += self._match.play(replacement, t=now, clock_ms=clock_ms)
         except ValueError:
             return [*events, *self._on_unexplained(board, Unexplained(), physical, now)]
-        out = self._after_commit(board, reading.move, events, now)
+        out = self._after_commit(board, replacement, events, now)
         state.parent = parent
+        for move in reply:
+            out += self._commit(board, move, now, clock_ms=None)
         return out
 
     def _on_remedy(
@@ -489,16 +513,19 @@ class MatchReconstructor:
         self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
     ) -> list[Outcome]:
         state = self._boards[board]
+        state.press_owed = state.press is None and self._clock_expected(board)
         state.press = None
         state.pending = None
         state.waiting = None
         state.trail.clear()
+        state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now
         state.stall_alerted = False
         state.correctable = move
         state.parent = None
         state.stuck = False
+        state.hasty = now < state.changed_at + self.config.stability_window
         self._watch(events)
         out: list[Outcome] = [*events, *self._resolved(board, now, "")]
         if move.is_steal:
@@ -782,6 +809,11 @@ class MatchReconstructor:
     def _press_expected(self, board: BoardId) -> bool:
         clock = self._boards[board].clock
         return clock.running_color() == self._match.turn(board)
+
+    def _clock_expected(self, board: BoardId) -> bool:
+        """A clock is there, or may be: presses can still come (not a board without a clock)."""
+        last = self._boards[board].clock.last
+        return last is None or not last.no_clock
 
     def _at_rest_now(self, board: BoardId) -> bool:
         return self._physical(board) == self._match.board_fen(board)

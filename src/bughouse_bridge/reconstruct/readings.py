@@ -23,7 +23,7 @@ from bughouse_bridge.reconstruct.occupancy import result_signal
 from bughouse_bridge.reconstruct.shapes import Shape, diff, explaining_shapes, lone_removal
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from bughouse_bridge.bughouse.match import Match
 
@@ -39,15 +39,19 @@ class Legal:
     standing: Judgement | None = None
 
     @property
-    def two_ply(self) -> bool:
-        return len(self.moves) == 2
+    def several(self) -> bool:
+        return len(self.moves) > 1
 
 
 @dataclass(frozen=True, slots=True)
 class Correction:
-    """The last move on the board is replaced by ``move`` (a slide, a change of mind)."""
+    """The last move on the board is replaced (a slide, a change of mind).
 
-    move: BughouseMove
+    ``moves`` is the replacement, followed by the opponent's reply when he has already answered:
+    a slide committed one square short by a press that beat the scanner, then a blitz reply.
+    """
+
+    moves: tuple[BughouseMove, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,7 @@ class Context:
     pressed: bool = False  # the side to move pressed the clock since the last commit
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
+    hasty: bool = False  # the last move was committed by a press before the board had settled
 
 
 def read(
@@ -118,6 +123,7 @@ def read(
             or _correction(match, board, physical, context)
             or _two_ply(match, board, physical, context)
         )
+    later = later or _correction_and_reply(match, board, physical, context)
     if later is not None:
         return later
     signal = result_signal(placement, ())
@@ -235,29 +241,80 @@ def _correction(
     shapes = explaining_shapes(parent, physical[board])
     if not any(shape.color == parent.turn and shape.move != last.move for shape in shapes):
         return None
+    before = _before_last(match, board, context)
+    if before is None:
+        return None
+    moves = [move for move in _legal_replies(before, board, physical) if move != last]
+    return Correction((moves[0],)) if len(moves) == 1 else None
+
+
+def _correction_and_reply(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Reading | None:
+    """The last move was read one square short (the press beat the scanner on a slide) and the
+    opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
+    last = context.correctable
+    # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
+    if last is None or context.parent is None or not context.hasty:
+        return None
+    if not _last_move_undone(match, board, physical, last):
+        return None
+    before = _before_last(match, board, context)
+    if before is None:
+        return None
+    pairs = _two_ply_pairs(before, board, physical, context.now)
+    chosen = _choose_pair(
+        [pair for pair in pairs if pair[0] != last], before.position(board), context
+    )
+    return None if chosen is None else Correction(chosen)
+
+
+def _last_move_undone(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
+) -> bool:
+    """A wrongly read move leaves its target square (or its origin) different on the board."""
+    squares = diff(match.board_fen(board), physical[board]).squares
+    origin_changed = last.move.drop is None and last.move.from_square in squares
+    return last.move.to_square in squares or origin_changed
+
+
+def _before_last(match: Match, board: BoardId, context: Context) -> Match | None:
     before = match.copy()
     try:
         before.takeback(board, t=context.now)
     except ValueError:
         return None
-    moves = [move for move in _legal_replies(before, board, physical) if move != last]
-    return Correction(moves[0]) if len(moves) == 1 else None
+    return before
 
 
 def _two_ply(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading | None:
+    pairs = _two_ply_pairs(match, board, physical, context.now)
+    chosen = _choose_pair(pairs, match.position(board), context)
+    return None if chosen is None else Legal(chosen)
+
+
+def _two_ply_pairs(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], now: float
+) -> list[tuple[BughouseMove, BughouseMove]]:
+    """Every legal move followed by a legal reply that ends on the physical placement."""
     change = diff(match.board_fen(board), physical[board])
     if len(change.squares) < 2:
-        return None
-    position = match.position(board)
+        return []
     pairs = []
-    for first in position.legal_moves:
+    for first in match.position(board).legal_moves:
         candidate = BughouseMove(board, first)
         if _within(first, change.squares) and match.judge(candidate).legal:
             after = match.copy()
-            after.play(candidate, t=context.now)
+            after.play(candidate, t=now)
             pairs += [(candidate, reply) for reply in _legal_replies(after, board, physical)]
+    return pairs
+
+
+def _choose_pair(
+    pairs: list[tuple[BughouseMove, BughouseMove]], position: chess.Board, context: Context
+) -> tuple[BughouseMove, BughouseMove] | None:
     # A dropped piece captured at once leaves no trace of its kind: the move seen settled
     # before the reply tells which it was.
     for seen in (
@@ -266,7 +323,7 @@ def _two_ply(
         pairs,
     ):
         if len(seen) == 1:
-            return Legal(seen[0])
+            return seen[0]
     return None
 
 
@@ -284,3 +341,43 @@ def _within(move: chess.Move, squares: frozenset[chess.Square]) -> bool:
     if move.drop is not None:
         return move.to_square in squares
     return move.from_square in squares and move.to_square in squares
+
+
+def through_passing_positions(
+    match: Match,
+    board: BoardId,
+    physical: Mapping[BoardId, str],
+    seen: Sequence[str],
+    now: float,
+) -> Legal | None:
+    """A move the scanner showed only in passing, then at most two plies to the board now.
+
+    Fast play can leave a move on the board for less than the stability window, and its press
+    reaches us after the opponent's hand is already on the board (the clock reports up to a
+    second late). The placements seen since the last commit are evidence even if none settled,
+    the way DgtDriver's reachable-positions graph uses them; a move is taken from them only if
+    the board *now* follows from it by legal plies, so a transient alone never commits anything.
+    """
+    turn = match.turn(board)
+    for placement in _distinct_latest_first(seen, skip=physical[board]):
+        for move, color, judgement in one_ply(match, board, {**physical, board: placement}):
+            if color != turn or not judgement.legal:
+                continue
+            after = match.copy()
+            after.play(move, t=now)
+            rest = read(after, board, physical, Context(now))
+            if isinstance(rest, Legal) and rest.standing is None:
+                return Legal((move, *rest.moves))
+    return None
+
+
+def _distinct_latest_first(seen: Sequence[str], *, skip: str) -> list[str]:
+    placements: list[str] = []
+    for placement in reversed(seen):
+        if placement != skip and placement not in placements:
+            placements.append(placement)
+    return placements[:_PASSING_POSITIONS_TRIED]
+
+
+# Each try replays up to two plies of search; the last few placements are where a lost move is.
+_PASSING_POSITIONS_TRIED = 8
