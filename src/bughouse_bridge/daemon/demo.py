@@ -111,7 +111,7 @@ async def _run_demo(
             configs=board_configs("3000"),
             seed=args.seed,
             # Faster than real time, hand-handling does not shrink: keep the boards in step.
-            pace=Pace.fast(args.speed) if args.speed > 1 else Pace(speed=args.speed),
+            pace=Pace.fast(args.speed),  # keeps the game's order across the two boards
             with_host=False,
         )
         await play_plan(plan, runners, announce=False)
