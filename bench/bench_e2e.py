@@ -28,11 +28,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
+sys.path[:0] = [str(HERE.parent / "tests" / "e2e"), str(HERE.parent / "tests")]
 
 from e2e_harness import (  # noqa: E402 - the harness lives with the e2e tests
     FAST_SPEED,
-    Mosquitto,
     Subscriber,
     Table,
     daemon_settings,
@@ -47,6 +46,7 @@ from e2e_harness import (  # noqa: E402 - the harness lives with the e2e tests
 from bughouse_bridge.daemon.app import Daemon  # noqa: E402
 from bughouse_bridge.daemon.logging import setup_logging  # noqa: E402
 from bughouse_bridge.emulator.scenario import PressClock  # noqa: E402
+from private_mosquitto import Mosquitto  # noqa: E402
 
 BWTIME = 0x8D
 TICK = os.sysconf("SC_CLK_TCK")

@@ -6,7 +6,9 @@ import socket
 from typing import TYPE_CHECKING
 
 import pytest
-from e2e_harness import MOSQUITTO, SHARED_PORT, Mosquitto, Table
+from e2e_harness import SHARED_PORT, Table
+
+from private_mosquitto import MOSQUITTO, Mosquitto
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator

@@ -11,12 +11,9 @@ import contextlib
 import json
 import random
 import re
-import socket
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 import aiomqtt
@@ -32,19 +29,14 @@ from bughouse_bridge.emulator.board import EmulatedBoard
 from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bughouse_bridge.emulator.scenario import Noise
 
-MOSQUITTO = Path("/usr/sbin/mosquitto")
 SHARED_PORT = 1883
 # The fastest pace at which the bundled game still reconstructs move for move (see bench/README).
 FAST_SPEED = 8.0
 HOST_PATIENCE = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def unique_id(name: str) -> str:
@@ -56,36 +48,6 @@ def the_game(moves: int | None = None) -> BpgnGame:
     """The bundled game (1934301), optionally cut after ``moves`` half-moves."""
     game = parse_bpgn(bundled_game())[0]
     return game if moves is None else replace(game, moves=game.moves[:moves])
-
-
-class Mosquitto:
-    """A private broker on a spare port that a test may stop and start again."""
-
-    def __init__(self, workdir: Path, *, persistence: bool = False) -> None:
-        self.port = free_port()
-        self.conf = workdir / "mosquitto.conf"
-        # With persistence the broker saves its sessions when stopped and loads them again.
-        kept = f"true\npersistence_location {workdir}/" if persistence else "false"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"persistence {kept}\nlog_dest none\n"
-        )
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(self.conf)])
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
-            time.sleep(0.05)
-        raise RuntimeError("mosquitto did not start")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from bughouse_bridge.emulator.scenario import Inject, Noise
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from e2e_harness import Mosquitto
+    from private_mosquitto import Mosquitto
 
 pytestmark = [pytest.mark.pty, pytest.mark.timeout(240)]
 

@@ -12,12 +12,7 @@ import pytest
 from bughouse_bridge.drivers.broker import EmbeddedBroker, EmbeddedBrokerError, broker_config
 from bughouse_bridge.drivers.mqtt import Backoff, ConnectionState, MqttLink
 from bughouse_bridge.drivers.outbox import Outbox
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from private_mosquitto import free_port
 
 
 def test_config_is_quiet_anonymous_and_bound_where_asked():

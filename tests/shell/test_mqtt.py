@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Self
 
@@ -37,8 +38,15 @@ class Pub:
 class Collector:
     """A subscriber that reconnects by itself and records (topic, payload, retain)."""
 
-    def __init__(self, port: int, topic: str, *, v5: bool = False) -> None:
+    def __init__(
+        self, port: int, topic: str, *, v5: bool = False, persistent: bool = False
+    ) -> None:
         self.port, self.topic, self.v5 = port, topic, v5
+        # A persistent session (fixed client id, clean_session=False) lets the broker queue what
+        # arrives while this subscriber is reconnecting, so a race with the publisher's own
+        # reconnect cannot hide messages.
+        self.persistent = persistent
+        self.client_id = f"collector-{uuid.uuid4().hex[:12]}" if persistent else None
         self.messages: list[tuple[str, bytes, bool]] = []
         self.connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -58,7 +66,14 @@ class Collector:
         protocol = aiomqtt.ProtocolVersion.V5 if self.v5 else aiomqtt.ProtocolVersion.V311
         while True:
             try:
-                async with aiomqtt.Client("127.0.0.1", self.port, protocol=protocol) as client:
+                client = aiomqtt.Client(
+                    "127.0.0.1",
+                    self.port,
+                    protocol=protocol,
+                    identifier=self.client_id,
+                    clean_session=False if self.persistent else None,
+                )
+                async with client:
                     await client.subscribe(self.topic, qos=1)
                     self.connected.set()
                     async for message in client.messages:
@@ -141,11 +156,15 @@ async def test_500_events_arrive_in_order(tmp_path, topic_root):
 
 @pytest.mark.broker
 @pytest.mark.slow
-async def test_broker_down_for_10_s_loses_nothing(tmp_path, mosquitto, topic_root):
+async def test_broker_down_for_10_s_loses_nothing(tmp_path, persistent_mosquitto, topic_root):
+    # The broker keeps its sessions across the restart and the subscriber's session is
+    # persistent: whatever the bridge sends after the restart reaches the subscriber even if the
+    # subscriber reconnects later than the bridge does.
+    mosquitto = persistent_mosquitto
     outbox = Outbox(tmp_path / "outbox.db")
     events = f"{topic_root}/match/m/events"
     states: list[ConnectionState] = []
-    async with Collector(mosquitto.port, events) as collector:
+    async with Collector(mosquitto.port, events, persistent=True) as collector:
         link = make_link(outbox, mosquitto.port, topic_root, on_state=states.append)
         task = asyncio.create_task(link.run(), name="mqtt")
         seq = 0

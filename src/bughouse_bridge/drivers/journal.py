@@ -22,11 +22,12 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Self
+from typing import TYPE_CHECKING, Literal
+
+from bughouse_bridge.drivers.closing import ClosesOnExit
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from types import TracebackType
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -73,7 +74,7 @@ class JournalEntry:
 _Row = tuple[str, float, str | None, bytes | None, str | None]
 
 
-class Journal:
+class Journal(ClosesOnExit):
     """Append-only input log in SQLite (WAL). Not thread-safe; use from the event loop."""
 
     def __init__(
@@ -188,17 +189,6 @@ class Journal:
     def close(self) -> None:
         self.flush()
         self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, Self
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from bughouse_bridge.drivers.closing import ClosesOnExit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -76,7 +78,7 @@ def _as_bytes(payload: bytes | str) -> bytes:
     return payload.encode("utf-8") if isinstance(payload, str) else payload
 
 
-class Outbox:
+class Outbox(ClosesOnExit):
     """Durable FIFO of publications plus the retained-topic table. Not thread-safe."""
 
     def __init__(self, path: Path | str, *, synchronous: Synchronous = "FULL") -> None:
@@ -171,17 +173,6 @@ class Outbox:
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

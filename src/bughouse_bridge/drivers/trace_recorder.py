@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal
+
+from bughouse_bridge.drivers.closing import ClosesOnExit
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from types import TracebackType
 
 Direction = Literal["rx", "tx"]
 
@@ -25,7 +26,7 @@ def format_line(t: float, link: str, direction: Direction, data: bytes) -> str:
     return json.dumps(record, separators=(", ", ": ")) + "\n"
 
 
-class TraceRecorder:
+class TraceRecorder(ClosesOnExit):
     """``with TraceRecorder(path, meta=...) as trace: link = SerialLink(..., on_tx=trace.tx)``.
 
     :meth:`rx` and :meth:`tx` take ``(link, data, t)`` with ``t`` on the caller's clock (the
@@ -65,14 +66,3 @@ class TraceRecorder:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
