@@ -103,6 +103,8 @@ class Daemon:
         self._recorder = self._trace_recorder()
         self.links: dict[str, SerialLink] = {}
         self._link_up: dict[str, bool] = {}
+        self._core_waiting = True  # the core consumer is idle, awaiting input or a timer
+        self._core_stepped = time.monotonic()  # when the core consumer last finished a step
         self.mqtt: MqttLink | None = None
 
     # -- start-up -----------------------------------------------------------------------------
@@ -175,11 +177,14 @@ class Daemon:
                 tasks.create_task(link.run(), name=f"serial-{link.name}")
             self._publish_retained_snapshot()
             core = tasks.create_task(self._consume(), name="core")
+            watchdog = systemd.watchdog_interval()
+            if watchdog is not None:
+                tasks.create_task(self._watchdog(watchdog), name="watchdog")
             self._announce_ready()
             await self._stopping.wait()
             core.cancel()
-            for task in tasks._tasks:  # noqa: SLF001 - cancel the readers, keep MQTT draining
-                if task.get_name().startswith("serial-"):
+            for task in tasks._tasks:  # noqa: SLF001 - cancel readers and watchdog, MQTT drains
+                if task.get_name().startswith(("serial-", "watchdog")):
                     task.cancel()
             self.mqtt.stop()
         self.journal.close()
@@ -268,10 +273,24 @@ class Daemon:
 
     async def _consume(self) -> None:
         while True:
+            self._core_waiting = True
             item = await self._next_input()
+            self._core_waiting = False
             output = self._process(item) if item is not None else self._fire_timer()
             self._route(output)
-            systemd.watchdog()
+            self._core_stepped = time.monotonic()
+
+    async def _watchdog(self, interval: float) -> None:
+        """Tell systemd we are alive every ``interval`` — only while the core is healthy.
+
+        The pings come from this loop, so a blocked event loop stops them; a core consumer that
+        is neither waiting for input nor finishing steps (stuck inside one) stops them too.
+        Boards that go silent do not: an idle core is a healthy core.
+        """
+        while True:
+            if self._core_waiting or time.monotonic() - self._core_stepped < 2 * interval:
+                systemd.watchdog()
+            await asyncio.sleep(interval)
 
     async def _next_input(self) -> Inbound | None:
         deadline = self.bridge.deadline()

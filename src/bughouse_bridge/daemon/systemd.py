@@ -19,9 +19,14 @@ def notify(*assignments: str) -> bool:
     if address.startswith("@"):  # abstract namespace
         address = "\0" + address[1:]
     message = "\n".join(assignments).encode()
+    # Never block the event loop on a notification: a datagram socket whose reader is slow
+    # holds only net.unix.max_dgram_qlen (10) messages, and a blocking sendto would then hang
+    # the daemon. A full queue costs this one message (BlockingIOError is an OSError).
     with (
         contextlib.suppress(OSError),
-        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock,
+        socket.socket(
+            socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
+        ) as sock,
     ):
         sock.sendto(message, address)
         return True
