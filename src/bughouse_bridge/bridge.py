@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.bpgn import game_from_match_log, ruleset_tags, write_bpgn
 from bughouse_bridge.bughouse.events import (
-    Alert,
-    LinkChanged,
     Mate,
     MateStatus,
     MovePlayed,
@@ -325,9 +323,7 @@ class Bridge:
                 self._game_events.append(event)
                 for view in self._views.values():
                     view.status = "finished"
-            case LinkChanged() | Alert():
-                pass
-            case _:
+            case _:  # alerts, link changes, checks… change no board view
                 pass
 
     def _clock_reading(self, reading: ClockReading, now: float) -> Output:
