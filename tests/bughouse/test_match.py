@@ -146,12 +146,17 @@ def test_drop_not_in_pocket(kit, preset):
     assert match.judge(kit.move(A, "N@d4")).legal
 
 
-def test_no_moves_count_after_the_result(kit, preset):
+def test_moves_after_the_result_are_still_read_but_decide_nothing(kit, preset):
     match = kit.match(preset)
     match.set_result(0, A, "resign", t=1.0)
-    assert not match.judge(kit.move(A, "e2e4")).legal
+    assert match.judge(kit.move(A, "e2e4")).legal  # a result never blinds the referee
+    for san in ("f3", "e5", "g4", "Qh4#"):
+        events = kit.play(match, A, san, t=2.0)
+    assert kit.of_type(events, Mate)  # the mate (pending or final) is still reported
+    assert kit.of_type(events, ResultDecided) == []
+    assert match.result == ResultDecided(1.0, 0, A, "resign", "1-0")
     with pytest.raises(IllegalMoveError):
-        match.play(kit.move(A, "e2e4"), t=2.0)
+        match.play(kit.move(B, "e2e5"), t=2.0)
 
 
 @pytest.mark.parametrize(

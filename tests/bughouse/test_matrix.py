@@ -18,11 +18,13 @@ from bughouse_bridge.bughouse.events import (
     MateStatus,
     MovePlayed,
     ResultDecided,
+    ResultRevoked,
     Stalemate,
     StalemateStatus,
 )
 from bughouse_bridge.bughouse.match import IllegalMoveError
-from bughouse_bridge.bughouse.rules import PRESETS, RuleSet, get_preset
+from bughouse_bridge.bughouse.referee import arbiter_call_alert, stalling_alert
+from bughouse_bridge.bughouse.rules import PRESETS, FlagClaims, RuleSet, get_preset
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 
 A, B = BoardId.A, BoardId.B
@@ -523,12 +525,14 @@ def test_row11_override_first_mate_wins(kit):
 def test_row12_flags_of_both_teams(kit, preset, expected):
     match = kit.match(preset)
     first = match.flag(A, chess.WHITE, t=100.2, at=100.0)
-    assert kit.of_type(first, ResultDecided) == [ResultDecided(100.2, 1, A, "time", "0-1")]
     second = match.flag(B, chess.WHITE, t=100.7, at=100.1)
-    decided = kit.of_type(second, ResultDecided)
-    assert decided == (
-        [ResultDecided(100.7, None, B, "time", "1/2-1/2")] if expected == "draw" else []
-    )
+    if match.rules.flag_claims is FlagClaims.ANY_PLAYER:  # row 13: decided by a claim
+        assert kit.of_type(first + second, ResultDecided) == []
+        decided = match.confirm_claim(A, chess.WHITE, "flag", t=101.0)
+        assert kit.of_type(decided, ResultDecided)[0].t == 101.0
+    else:
+        assert kit.of_type(first, ResultDecided) == [ResultDecided(100.2, 1, A, "time", "0-1")]
+        assert kit.of_type(second, ResultDecided) == []
     assert match.result.winner_team == (None if expected == "draw" else 1)
 
 
@@ -543,14 +547,124 @@ def test_row12_flags_of_both_teams(kit, preset, expected):
 def test_row12_flags_two_seconds_apart(kit, preset, expected):
     # White B fell at 50 s, White A at 52 s; both are reported at 60 s (both were down then).
     match = kit.match(preset)
-    match.flag(B, chess.WHITE, t=60.0, at=50.0)
-    events = match.flag(A, chess.WHITE, t=60.0, at=52.0)
-    assert kit.of_type(events, ResultDecided) == (
-        [ResultDecided(60.0, None, A, "time", "1/2-1/2")] if expected == "draw" else []
-    )
+    events = match.flag(B, chess.WHITE, t=60.0, at=50.0)
+    events += match.flag(A, chess.WHITE, t=60.0, at=52.0)
+    if match.rules.flag_claims is FlagClaims.ANY_PLAYER:
+        events += match.confirm_claim(A, chess.WHITE, "flag", t=61.0)
+    decided = kit.of_type(events, ResultDecided)
+    assert decided[-1].winner_team == (None if expected == "draw" else 0)
     assert match.result.winner_team == (None if expected == "draw" else 0)
     flag_alerts = [event for event in events if isinstance(event, Alert)]
-    assert flag_alerts[0].details == {"at": 52.0, "other_team_at": 50.0}
+    assert flag_alerts[1].details["at"] == 52.0
+    assert flag_alerts[1].details["other_team_at"] == 50.0
+
+
+# --- row 13: time-forfeit claims --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    cases(
+        13,
+        "flag",
+        {"dsj": "claimable", "dsb": "claimable", "olite": "decided", "fics": "decided"},
+    ),
+)
+def test_row13_a_flag_is_claimed_or_decides(kit, preset, expected):
+    match = kit.match(preset)
+    events = match.flag(B, chess.BLACK, t=30.4, at=30.0)
+    (alert,) = kit.of_type(events, Alert)
+    assert alert.code is AlertCode.FLAG
+    if expected == "decided":
+        assert kit.of_type(events, ResultDecided) == [ResultDecided(30.4, 1, B, "time", "1-0")]
+        assert "claim" not in alert.details
+        match.revoke_result(t=31.0)
+        with pytest.raises(ValueError, match="automatically"):
+            match.confirm_claim(B, chess.BLACK, "flag", t=32.0)
+        return
+    assert match.result is None
+    assert alert.rule == get_preset(preset).ref(13)
+    assert "Claimable by any player, either board" in alert.message
+    assert alert.details["claim"] == {"board": "B", "color": "black", "claim": "flag"}
+    kit.play(match, A, "e4", t=31.0)  # the match goes on being read
+    with pytest.raises(ValueError, match="after the claim"):
+        match.confirm_claim(B, chess.BLACK, "flag", t=40.0, at=29.0)
+    with pytest.raises(ValueError, match="no flag of White B"):
+        match.confirm_claim(B, chess.WHITE, "flag", t=40.0)
+    decided = match.confirm_claim(B, chess.BLACK, "flag", t=40.0)
+    assert decided == [ResultDecided(40.0, 1, B, "time", "1-0")]
+    with pytest.raises(ValueError, match="already decided"):
+        match.confirm_claim(B, chess.BLACK, "flag", t=41.0)
+
+
+def test_row13_override_makes_dsj_flags_automatic(kit):
+    match = kit.match("dsj", flag_claims="automatic")
+    events = match.flag(A, chess.WHITE, t=5.0, at=5.0)
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(5.0, 1, A, "time", "0-1")]
+
+
+@pytest.mark.parametrize("preset", ["dsj", "dsb"])
+def test_row13_an_unclaimed_flag_lets_a_later_mate_decide(kit, preset):
+    match = kit.match(preset, b=CONTACT)
+    match.flag(A, chess.BLACK, t=10.0, at=10.0)  # a win for White A's team, if claimed
+    events = kit.play(match, B, "Qg7", t=12.0)  # White B (Black A's partner) mates first
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(12.0, 1, B, "checkmate", "1-0")]
+    with pytest.raises(ValueError, match="already decided"):
+        match.confirm_claim(A, chess.BLACK, "flag", t=13.0)
+
+
+# --- row 10 claims: an illegal move on record -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    cases(
+        10,
+        "illegal-claim",
+        {"dsj": "claimable", "dsb": "claimable", "olite": "automatic", "fics": "automatic"},
+    ),
+)
+def test_row10_an_illegal_move_may_be_claimed(kit, preset, expected):
+    match = kit.match(preset)
+    sentence, details = match.note_illegal(A, chess.WHITE, "e2e5", t=3.0)
+    if expected == "automatic":
+        assert (sentence, details) == ("", {})
+        with pytest.raises(ValueError, match="not decided by claim"):
+            match.confirm_claim(A, chess.WHITE, "illegal_move", t=4.0)
+        return
+    assert "Row 10" in sentence
+    assert details == {"claim": {"board": "A", "color": "white", "claim": "illegal_move"}}
+    with pytest.raises(ValueError, match="no illegal move of Black A"):
+        match.confirm_claim(A, chess.BLACK, "illegal_move", t=4.0)
+    decided = match.confirm_claim(A, chess.WHITE, "illegal_move", t=4.0)
+    assert decided == [ResultDecided(4.0, 1, A, "illegal move", "0-1")]
+
+
+@pytest.mark.parametrize("preset", ["dsj", "dsb"])
+def test_row10_claimable_only_until_the_opponent_moved(kit, preset):
+    match = kit.match(preset)
+    match.note_illegal(A, chess.WHITE, "e2e5", t=3.0)
+    kit.play(match, A, "e4", t=4.0)  # the offender corrects it
+    kit.play(match, A, "e5", t=5.0)  # the opponent moves on without claiming
+    with pytest.raises(ValueError, match="no longer claimable"):
+        match.confirm_claim(A, chess.WHITE, "illegal_move", t=6.0)
+
+
+# --- a result never blinds: revoking it -------------------------------------------------------
+
+
+def test_revoke_result_lets_a_later_mate_decide(kit, preset):
+    match = kit.match(preset, b=CONTACT)
+    match.set_result(0, A, "arbiter", t=1.0)
+    played = kit.play(match, B, "Qg7", t=2.0)
+    assert kit.of_type(played, ResultDecided) == []
+    events = match.revoke_result(t=3.0, reason="wrong board")
+    assert events[0] == ResultRevoked(
+        3.0, "wrong board", ResultDecided(1.0, 0, A, "arbiter", "1-0")
+    )
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(3.0, 1, B, "checkmate", "1-0")]
+    with pytest.raises(ValueError, match="no result"):
+        kit.match(preset).revoke_result(t=1.0)
 
 
 # --- rows 13-17: policies the match reports but does not act on -------------------------------
@@ -627,3 +741,53 @@ def test_row16_all_four_pockets_are_published(kit, preset, expected):
         "B": {"white": "P", "black": "P"},
     }
     assert expected == "all-four"
+
+
+# --- rows 14 and 17 drive alerts; rows 15 and 16 are informational -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    cases(
+        14,
+        "arbiter-call",
+        {"dsj": "call", "dsb": "call-or-counter-stop", "olite": "none", "fics": "none"},
+    ),
+)
+def test_row14_both_clocks_stopped(preset, expected):
+    rules = get_preset(preset)
+    alert = arbiter_call_alert(rules, 7.0)
+    if expected == "none":
+        assert alert is None
+        return
+    assert (alert.code, alert.rule, alert.t) == (AlertCode.ARBITER_CALL, rules.ref(14), 7.0)
+    assert ("other team may stop" in alert.message) == (expected == "call-or-counter-stop")
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    cases(17, "stalling", {"dsj": "punish", "dsb": "punish", "olite": "loss", "fics": "none"}),
+)
+def test_row17_stalling(preset, expected):
+    rules = get_preset(preset)
+    alert = stalling_alert(rules, B, chess.BLACK, 60.0, 9.0)
+    if expected == "none":
+        assert alert is None
+        return
+    assert (alert.code, alert.board, alert.color, alert.rule) == (
+        AlertCode.STALLING,
+        B,
+        chess.BLACK,
+        rules.ref(17),
+    )
+    assert ("up to the loss" in alert.message) == (expected == "loss")
+    assert "60 s" in alert.message
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_rows15_16_are_shown_in_the_snapshot_description(preset):
+    rules = get_preset(preset)
+    assert rules.describe()["informational"] == {
+        "draws": str(rules.draws),
+        "pocket_visibility": str(rules.pocket_visibility),
+    }

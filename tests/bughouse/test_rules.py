@@ -55,7 +55,15 @@ def test_every_row_and_note_is_carried_by_fields():
 def test_presets_carry_their_name(name):
     rules = get_preset(name)
     assert (rules.preset, rules.name, rules.overridden) == (name, name, ())
-    assert rules.describe() == {"preset": name, "overrides": {}, "overridden_rows": []}
+    assert rules.describe() == {
+        "preset": name,
+        "overrides": {},
+        "overridden_rows": [],
+        "informational": {
+            "draws": str(rules.draws),
+            "pocket_visibility": str(rules.pocket_visibility),
+        },
+    }
 
 
 def test_presets_differ_only_in_data():

@@ -24,6 +24,7 @@ from bughouse_bridge.bughouse.events import (
     MovePlayed,
     Pockets,
     ResultDecided,
+    ResultRevoked,
     Severity,
     Stalemate,
     StalemateStatus,
@@ -31,6 +32,13 @@ from bughouse_bridge.bughouse.events import (
 )
 from bughouse_bridge.bughouse.legality import IllegalMoveError, seat_name
 from bughouse_bridge.bughouse.plight import Plight, Verdict, classify
+from bughouse_bridge.bughouse.referee import (
+    CLAIM_KINDS,
+    flag_alert,
+    flag_is_claimed,
+    illegal_claim_note,
+    illegal_move_is_claimed,
+)
 from bughouse_bridge.bughouse.rules import (
     BothFlagged,
     BothMated,
@@ -43,6 +51,7 @@ from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Jud
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 __all__ = ["IllegalMoveError", "Match", "Successor"]
 
@@ -86,7 +95,39 @@ class _ResultSet:
     reason: str
 
 
-_Entry = _Played | _DropRemoved | _FlagFell | _ResultSet
+@dataclass(frozen=True, slots=True)
+class _IllegalSeen:
+    """Row 10: an illegal move (not played) that the opponent may claim."""
+
+    t: float
+    seat: Seat
+    uci: str
+    ply: int  # the board's ply when it was seen
+
+
+@dataclass(frozen=True, slots=True)
+class _ClaimConfirmed:
+    t: float
+    seat: Seat
+    claim: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class _ResultRevoked:
+    t: float
+    reason: str
+
+
+_Entry = (
+    _Played
+    | _DropRemoved
+    | _FlagFell
+    | _ResultSet
+    | _IllegalSeen
+    | _ClaimConfirmed
+    | _ResultRevoked
+)
 
 
 @dataclass(slots=True)
@@ -96,6 +137,7 @@ class _State:
     plights: dict[BoardId, Verdict] = field(default_factory=dict)
     forced_drops: dict[BoardId, chess.Square] = field(default_factory=dict)
     flags: dict[Seat, float] = field(default_factory=dict)
+    illegal: dict[Seat, _IllegalSeen] = field(default_factory=dict)  # claimable (row 10)
     result: ResultDecided | None = None
     log: list[_Entry] = field(default_factory=list)
 
@@ -107,6 +149,7 @@ class _State:
             plights=dict(self.plights),
             forced_drops=dict(self.forced_drops),
             flags=dict(self.flags),
+            illegal=dict(self.illegal),
             result=self.result,
             log=list(self.log),
         )
@@ -187,9 +230,8 @@ class Match:
         return Successor(move, placements)
 
     def judge(self, move: BughouseMove, *, color: chess.Color | None = None) -> Judgement:
-        if self._state.result is not None:
-            message = "The match is already decided; no more moves count."
-            return Judgement(legal=False, code=AlertCode.ILLEGAL_MOVE, message=message)
+        # A decided match is still judged move by move: a result never blinds the referee
+        # (the arbiter may revoke it, and the broadcast follows the boards meanwhile).
         return legality.judge(self._rules, self._state.boards, move, color)
 
     def parse_san(self, board: BoardId, san: str) -> BughouseMove:
@@ -220,12 +262,7 @@ class Match:
     def _forceable(self, move: BughouseMove) -> bool:
         board = self._state.boards[move.board]
         square_free = board.piece_at(move.move.to_square) is None
-        return (
-            self._state.result is None
-            and move.is_drop
-            and square_free
-            and move.move.drop != chess.KING
-        )
+        return move.is_drop and square_free and move.move.drop != chess.KING
 
     def _apply(
         self, move: BughouseMove, t: float, clock_ms: int | None, judgement: Judgement
@@ -340,7 +377,7 @@ class Match:
         state.plights[board_id] = new
         if new.plight is Plight.MATE_FINAL and old.plight is not Plight.MATE_FINAL:
             finals.append(player)
-        if old.plight is new.plight or state.result is not None:
+        if old.plight is new.plight:
             return []
         return self._leave(old, new, player, t) + self._enter(new, player, t)
 
@@ -378,7 +415,7 @@ class Match:
             Stalemate(t, player.board, player.color, StalemateStatus.WAITING),
             self._alert(AlertCode.STALEMATE_WAITING, player, 8, text, t),
         ]
-        if self._rules.stalemate is StalemateRule.DRAW:
+        if self._rules.stalemate is StalemateRule.DRAW and self._state.result is None:
             events += self._decide(None, player.board, "stalemate", t)
         return events
 
@@ -422,8 +459,10 @@ class Match:
         rival = self._rival_flag(seat)
         events: list[MatchEvent] = [
             Flag(t, seat.board, seat.color, at),
-            self._flag_alert(seat, at, rival, t),
+            flag_alert(self._rules, seat, at, rival, t),
         ]
+        if flag_is_claimed(self._rules):
+            return events  # row 13: only a confirmed claim decides; the match goes on
         if state.result is None:
             return events + self._flag_result(seat, at, rival, t)
         if self._supersedes(at, rival):
@@ -459,21 +498,6 @@ class Match:
             return at <= result.t  # both had overstepped when the match was decided
         return self._order_unknown(at, rival)
 
-    def _flag_alert(self, seat: Seat, at: float, rival: float | None, t: float) -> Alert:
-        text = f"{seat_name(seat)} overstepped the time."
-        if rival is not None:
-            text += f" A player of the other team flagged too ({rival:.1f} s vs {at:.1f} s)."
-        return Alert(
-            t=t,
-            board=seat.board,
-            color=seat.color,
-            code=AlertCode.FLAG,
-            severity=Severity.WARNING,
-            rule=self._rules.ref(12),
-            message=text,
-            details={"at": at, "other_team_at": rival},
-        )
-
     def set_result(
         self, winner_team: int | None, board: BoardId, reason: str, *, t: float
     ) -> list[MatchEvent]:
@@ -482,6 +506,98 @@ class Match:
             raise ValueError(f"winner_team must be 0, 1 or None (draw), not {winner_team!r}")
         self._state.log.append(_ResultSet(t, winner_team, board, reason))
         return self._decide(winner_team, board, reason, t)
+
+    # --- claims (rows 10 and 13) and revoking a result ----------------------------------------
+
+    def note_illegal(
+        self, board: BoardId, color: chess.Color, uci: str, *, t: float
+    ) -> tuple[str, dict[str, Any]]:
+        """Row 10: an illegal move was seen (not played). When the rules make it claimable it is
+        put on record; returns the sentence and details its alert gains (empty otherwise)."""
+        seat = Seat(board, color)
+        if not illegal_move_is_claimed(self._rules) or self._state.result is not None:
+            return "", {}
+        entry = _IllegalSeen(t, seat, uci, self.ply(board))
+        self._state.log.append(entry)
+        self._state.illegal[seat] = entry
+        return illegal_claim_note(self._rules, seat)
+
+    def confirm_claim(
+        self, board: BoardId, color: chess.Color, claim: str, *, t: float, at: float | None = None
+    ) -> list[MatchEvent]:
+        """The arbiter confirms a claim against ``color`` on ``board`` made at ``at`` (default
+        ``t``). ValueError says why the record does not support it (no flag before that moment,
+        no claimable illegal move, a decided match, a rule set without such claims)."""
+        seat = Seat(board, color)
+        moment = t if at is None else at
+        self._check_claim(seat, claim, moment)
+        self._state.log.append(_ClaimConfirmed(t, seat, claim, moment))
+        return self._claim_result(seat, claim, moment, t)
+
+    def _check_claim(self, seat: Seat, claim: str, moment: float) -> None:
+        if claim not in CLAIM_KINDS:
+            raise ValueError(f"unknown claim {claim!r}; claims: {', '.join(CLAIM_KINDS)}")
+        result = self._state.result
+        if result is not None:
+            raise ValueError(
+                f"the match is already decided ({result.reason} on board {result.board}); "
+                "revoke the result first"
+            )
+        if claim == "flag":
+            self._check_flag_claim(seat, moment)
+        else:
+            self._check_illegal_claim(seat, moment)
+
+    def _check_flag_claim(self, seat: Seat, moment: float) -> None:
+        if not flag_is_claimed(self._rules):
+            raise ValueError(f"{self._rules.ref(13)}: flags decide automatically, not by claim")
+        fell = self._state.flags.get(seat)
+        if fell is None:
+            raise ValueError(f"no flag of {seat_name(seat)} was seen")
+        if fell > moment:
+            raise ValueError(
+                f"{seat_name(seat)}'s flag fell at {fell:.1f} s, after the claim ({moment:.1f} s)"
+            )
+
+    def _check_illegal_claim(self, seat: Seat, moment: float) -> None:
+        if not illegal_move_is_claimed(self._rules):
+            raise ValueError(f"{self._rules.ref(10)}: an illegal move is not decided by claim")
+        seen = self._state.illegal.get(seat)
+        if seen is None or seen.t > moment:
+            raise ValueError(f"no illegal move of {seat_name(seat)} is on record")
+        if self.ply(seat.board) > seen.ply + 1:
+            raise ValueError(
+                f"{seat_name(seat)}'s illegal {seen.uci} is no longer claimable: "
+                "the opponent has moved since"
+            )
+
+    def _claim_result(self, seat: Seat, claim: str, moment: float, t: float) -> list[MatchEvent]:
+        if claim == "illegal_move":
+            return self._decide(seat.opponent.team, seat.board, "illegal move", t)
+        fell = self._state.flags[seat]
+        rivals = [
+            at
+            for other, at in self._state.flags.items()
+            if other.team != seat.team and at <= moment
+        ]
+        return self._flag_result(seat, fell, min(rivals, default=None), t)
+
+    def revoke_result(self, *, t: float, reason: str = "") -> list[MatchEvent]:
+        """The arbiter withdraws the result: the game goes on, and a mate that became final
+        meanwhile on a board other than the revoked decision's decides now."""
+        result = self._state.result
+        if result is None:
+            raise ValueError("the match has no result to revoke")
+        self._state.log.append(_ResultRevoked(t, reason))
+        self._state.result = None
+        events: list[MatchEvent] = [ResultRevoked(t, reason, result)]
+        finals = [
+            Seat(board_id, self._state.boards[board_id].turn)
+            for board_id in BoardId
+            if self._state.plights[board_id].plight is Plight.MATE_FINAL
+            and not (result.reason == "checkmate" and result.board is board_id)
+        ]
+        return events + self._decide_mates(finals, t)
 
     # --- takeback ------------------------------------------------------------------------------
 
@@ -502,6 +618,14 @@ class Match:
         self._state = rebuilt._state
         return [Takeback(t, board, self._state.plies[board])]
 
+    def _replay_claim(self, entry: _ClaimConfirmed) -> None:
+        # A claim that held when it was confirmed may not hold after a takeback: it is dropped.
+        try:
+            seat = entry.seat
+            self.confirm_claim(seat.board, seat.color, entry.claim, t=entry.t, at=entry.at)
+        except ValueError:
+            return
+
     def _replay(self, entries: list[_Entry]) -> None:
         for entry in entries:
             if isinstance(entry, _Played):
@@ -510,6 +634,12 @@ class Match:
                 self.remove_illegal_drop(entry.board, t=entry.t)
             elif isinstance(entry, _FlagFell):
                 self.flag(entry.seat.board, entry.seat.color, t=entry.t, at=entry.at)
+            elif isinstance(entry, _IllegalSeen):
+                self.note_illegal(entry.seat.board, entry.seat.color, entry.uci, t=entry.t)
+            elif isinstance(entry, _ClaimConfirmed):
+                self._replay_claim(entry)
+            elif isinstance(entry, _ResultRevoked):
+                self.revoke_result(t=entry.t, reason=entry.reason)
             else:
                 self.set_result(entry.winner_team, entry.board, entry.reason, t=entry.t)
 

@@ -188,13 +188,24 @@ class RuleSet:
         """Preset name, overridden policies and rows: what the state snapshot shows."""
         overrides = {key: _plain(getattr(self, key)) for key in self.overridden}
         rows = sorted(row for row, keys in ROW_FIELDS.items() if set(keys) & set(self.overridden))
-        return {"preset": self.preset, "overrides": overrides, "overridden_rows": rows}
+        shown = {key: _plain(getattr(self, key)) for key in INFORMATIONAL_FIELDS}
+        return {
+            "preset": self.preset,
+            "overrides": overrides,
+            "overridden_rows": rows,
+            "informational": shown,
+        }
 
     def pawn_rank_allowed(self, own_rank: int) -> bool:
         """Row 3: may a pawn be dropped on this rank (1-8, the dropping player's perspective)?"""
         low, high = self.pawn_drop_ranks
         return low <= own_rank <= high
 
+
+INFORMATIONAL_FIELDS = ("draws", "pocket_visibility")
+"""Policies the bridge cannot act on (it sees no draw offers or agreements; it always publishes
+all four pockets). The state snapshot shows them (``describe()``) so the arbiter knows what
+applies; every other policy drives a decision (tests/bughouse/test_matrix.py, row by row)."""
 
 ROW_FIELDS: Mapping[int, tuple[str, ...]] = MappingProxyType(
     {
