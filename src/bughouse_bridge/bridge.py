@@ -18,11 +18,13 @@ from bughouse_bridge.bughouse.events import (
     MateStatus,
     MovePlayed,
     ResultDecided,
+    ResultRevoked,
     Stalemate,
     StalemateStatus,
     Takeback,
 )
 from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.referee import CLAIM_KINDS
 from bughouse_bridge.bughouse.types import BoardId, color_name
 from bughouse_bridge.dgt.commands import encode_command
 from bughouse_bridge.dgt.constants import Command
@@ -242,6 +244,7 @@ class Bridge:
         self._reconstructor = self._factory(Match(self._config.rules, fens=self._config.start_fens))
         self._views = {board: BoardView() for board in BoardId}
         self._game_events: list[MatchEvent] = []
+        self._after_result = False  # a result was published and not revoked since
 
     def _on_message(self, link: str, message: Message, now: float) -> Output:
         device = self._devices[link]
@@ -297,11 +300,14 @@ class Bridge:
             ts=self._ts(event.t),
             teams=self._config.teams,
         )
+        if self._after_result:
+            payload["after_result"] = True
+        self._after_result = _decided_after(event, decided_before=self._after_result)
         self._next_seq += 1
         if payload["seq"] < self._publish_from_seq:
             return Output(events=(payload,))
         publications = [*event_publications(self.topics, payload), self.state_publication(event.t)]
-        if isinstance(event, MovePlayed | Takeback | ResultDecided):
+        if isinstance(event, MovePlayed | Takeback | ResultDecided | ResultRevoked):
             publications.append(self._bpgn_publication())
         return Output(tuple(publications), events=(payload,))
 
@@ -323,6 +329,10 @@ class Bridge:
                 self._game_events.append(event)
                 for view in self._views.values():
                     view.status = "finished"
+            case ResultRevoked():
+                self._game_events.append(event)
+                for view in self._views.values():
+                    view.status = "playing" if view.status == "finished" else view.status
             case _:  # alerts, link changes, checks… change no board view
                 pass
 
@@ -403,6 +413,8 @@ class Bridge:
             "takeback": self._cmd_takeback,
             "resync": self._cmd_resync,
             "accept": self._cmd_accept,
+            "confirm_claim": self._cmd_confirm_claim,
+            "revoke_result": self._cmd_revoke_result,
         }
 
     def _handler(
@@ -467,6 +479,39 @@ class Bridge:
         board = _board_argument(request)
         return {}, self._handle(self._reconstructor.accept(board, now), now)
 
+    def _cmd_confirm_claim(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """Rows 10-13: the arbiter confirms a claim; the bridge checks it against what it saw."""
+        _expect_keys(request, ("board", "color", "claim", "at"))
+        board = _board_argument(request)
+        color = _color_argument(request)
+        claim = request.get("claim")
+        if claim not in CLAIM_KINDS:
+            raise CommandError(f"'claim' must be one of {', '.join(CLAIM_KINDS)}, not {claim!r}")
+        at = request.get("at", now)
+        if isinstance(at, bool) or not isinstance(at, int | float) or not 0 <= at <= now:
+            raise CommandError(f"'at' must be a time in seconds between 0 and now ({now:.1f})")
+        try:
+            events = self._reconstructor.match.confirm_claim(board, color, claim, t=now, at=at)
+        except ValueError as error:
+            raise CommandError(f"the claim does not hold: {error}") from error
+        return {"claim": claim}, self._handle(events, now)
+
+    def _cmd_revoke_result(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """The result is withdrawn; play goes on and later decisions (a mate) count."""
+        _expect_keys(request, ("reason",))
+        reason = request.get("reason", "")
+        if not isinstance(reason, str):
+            raise CommandError("'reason' must be a string")
+        try:
+            events = self._reconstructor.match.revoke_result(t=now, reason=reason)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        return {}, self._handle(events, now)
+
     def _request_dump_all(self) -> Output:
         output = Output()
         for board in BoardId:
@@ -504,6 +549,22 @@ def _expect_keys(request: Mapping[str, Any], allowed: Sequence[str]) -> None:
     if unknown:
         expected = ", ".join(allowed) or "no arguments"
         raise CommandError(f"unknown argument(s) {', '.join(unknown)}; expected {expected}")
+
+
+def _color_argument(request: Mapping[str, Any]) -> chess.Color:
+    color = request.get("color")
+    if color not in ("white", "black"):
+        raise CommandError(f'\'color\' must be "white" or "black", not {color!r}')
+    return bool(color == "white")
+
+
+def _decided_after(event: MatchEvent, *, decided_before: bool) -> bool:
+    """Whether events after this one come after a (standing) match result."""
+    if isinstance(event, ResultDecided):
+        return True
+    if isinstance(event, ResultRevoked):
+        return False
+    return decided_before
 
 
 def _board_argument(request: Mapping[str, Any]) -> BoardId:

@@ -22,6 +22,7 @@ from bughouse_bridge.bughouse.events import (
     Mate,
     MovePlayed,
     ResultDecided,
+    ResultRevoked,
     Stalemate,
     Takeback,
 )
@@ -204,6 +205,10 @@ def _result_fields(event: ResultDecided, teams: Teams) -> dict[str, Any]:
     }
 
 
+def _revoked_fields(event: ResultRevoked, teams: Teams) -> dict[str, Any]:
+    return {"reason": event.reason, "revoked": _result_fields(event.revoked, teams)}
+
+
 def _link_fields(event: LinkChanged, _teams: Teams) -> dict[str, Any]:
     return {"link": event.link, "status": event.status, "details": event.details}
 
@@ -221,6 +226,7 @@ _EVENT_TYPES: dict[type, str] = {
     Flag: "flag",
     Clocks: "clocks",
     ResultDecided: "result",
+    ResultRevoked: "result_revoked",
     LinkChanged: "link",
     Takeback: "takeback",
 }
@@ -235,6 +241,7 @@ _FIELD_BUILDERS: dict[type, Callable[[Any, Teams], dict[str, Any]]] = {
     Flag: _flag_fields,
     Clocks: _clocks_fields,
     ResultDecided: _result_fields,
+    ResultRevoked: _revoked_fields,
     LinkChanged: _link_fields,
     Takeback: _takeback_fields,
 }

@@ -27,8 +27,12 @@ STEP = 0.05  # between two field updates of one hand movement
 
 
 def face(ms: int) -> ClockFace:
+    """A clock face; a time run out shows the flag bits, as a real clock does."""
     seconds = max(ms, 0) // 1000
-    return ClockFace(seconds // 3600, seconds // 60 % 60, seconds % 60)
+    out = ms <= 0
+    return ClockFace(
+        seconds // 3600, seconds // 60 % 60, seconds % 60, flag_fallen=out, flag_shown=out
+    )
 
 
 def clock_times(white_ms: int, black_ms: int, running: chess.Color | None) -> ClockTimes:

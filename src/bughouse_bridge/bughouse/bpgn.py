@@ -41,7 +41,13 @@ from typing import TYPE_CHECKING, Final
 
 import chess
 
-from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, StealInfo, Takeback
+from bughouse_bridge.bughouse.events import (
+    MovePlayed,
+    ResultDecided,
+    ResultRevoked,
+    StealInfo,
+    Takeback,
+)
 from bughouse_bridge.bughouse.rules import RuleSet, get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Seat, color_name
 
@@ -692,16 +698,25 @@ def game_from_match_log(
     tags: Mapping[str, str] | None = None,
     comments: Sequence[str] = (),
 ) -> BpgnGame:
-    """The game so far, from the match's event stream: moves (takebacks undone) and result."""
+    """The game so far, from the match's event stream: moves (takebacks undone) and result.
+
+    Moves read after a standing result are not part of the game; a revoked result lets them in.
+    """
     played: list[MovePlayed] = []
     decided: ResultDecided | None = None
+    cut: int | None = None  # how many moves the game had when its result was decided
     for event in events:
         if isinstance(event, MovePlayed):
             played.append(event)
         elif isinstance(event, Takeback):
             played = _after_takeback(played, event)
+            cut = None if cut is None else min(cut, len(played))
         elif isinstance(event, ResultDecided):
             decided = event
+            cut = len(played) if cut is None else cut
+        elif isinstance(event, ResultRevoked):
+            decided, cut = None, None
+    played = played if cut is None else played[:cut]
     moves = [
         PlayedMove(
             event.board,

@@ -35,6 +35,13 @@ class ClockConfig:
     xl_mode_23: bool = True  # an XL honours SetNRun only in "mode 23"; else error ack 0x40
 
     @property
+    def shows_last_second_as_zero(self) -> bool:
+        """How the face rounds: the XL (as emulated) shows the last running second as 0:00, the
+        DGT 3000 rounds up and shows 0:01 until the flag falls. Either way only the flag bits
+        (0x10 fallen, 0x40 shown) say the time is up (dgt-protocol.md §3.6)."""
+        return self.kind is ClockType.XL
+
+    @property
     def firmware(self) -> tuple[int, int]:
         if self.version is not None:
             return self.version
@@ -140,10 +147,15 @@ class ClockModel:
         return self._since + self._remaining[self._running] / 1000.0
 
     def _face(self, side: LeverSide) -> ClockFace:
-        # A countdown clock shows 5:00 until a whole second has elapsed: round up.
-        seconds = min(
-            math.ceil(max(self._remaining[side], 0.0) / 1000.0 - 1e-9), _MAX_DISPLAY_SECONDS
+        # A DGT 3000 shows 5:00 until a whole second has elapsed (rounds up); the XL shows the
+        # whole seconds left (rounds down), so its last second reads 0:00 with no flag yet.
+        left_s = max(self._remaining[side], 0.0) / 1000.0
+        shown = (
+            math.floor(left_s + 1e-9)
+            if self.config.shows_last_second_as_zero
+            else math.ceil(left_s - 1e-9)
         )
+        seconds = min(shown, _MAX_DISPLAY_SECONDS)
         hours, rest = divmod(seconds, 3600)
         minutes, secs = divmod(rest, 60)
         fallen = side in self._flags

@@ -3,6 +3,15 @@
 A press is the running side flipping to the other side; the side that stopped is the presser.
 White's side is configured, or learned from the first running reading taken while the board is
 settled on the match position (the side running then belongs to the side to move).
+
+A flag is the clock's own flag bit (BWTIME hours byte: 0x10 fallen, 0x40 shown), never a face
+showing 0:00: clocks differ in how they show the last second (one shows 0:00 while it still
+runs), so a zero on the display says nothing. *When* the flag fell (note H) comes from the
+clock's own countdown: a running face showing ``s`` seconds at arrival time ``t`` means the zero
+crossing is at most ``t + s`` (a face that rounds up, the DGT 3000) or ``t + s + 1`` (one that
+shows the last second as 0:00, the DGT XL; and any clock of unknown model). Messages only ever
+arrive late, so the smallest of these bounds over the run is the tightest estimate — much better
+than the arrival time of the flag message alone, which may come up to half a second late.
 """
 
 from __future__ import annotations
@@ -11,9 +20,14 @@ from dataclasses import dataclass
 
 import chess
 
-from bughouse_bridge.dgt.messages import ClockFace, ClockTimes, LeverSide
+from bughouse_bridge.dgt.messages import ClockFace, ClockTimes, ClockType, LeverSide
 
 _READING_INTERVAL = 1.0
+
+# How much later than ``arrival + shown seconds`` a clock's zero may lie: a face that shows the
+# last second as 0:00 (rounds down) hides up to one more second.
+_HIDDEN_SECOND = {ClockType.DGT3000: 0.0, ClockType.XL: 1.0}
+_UNKNOWN_MODEL_HIDDEN = 1.0
 
 
 def _other(side: LeverSide) -> LeverSide:
@@ -30,21 +44,23 @@ class ClockUpdate:
 
     pressed_by: chess.Color | None = None  # the colour whose time stopped as the other's started
     press_ms: int | None = None  # the presser's remaining time
-    flags: tuple[chess.Color, ...] = ()
+    flags: tuple[tuple[chess.Color, float], ...] = ()  # (colour, clock-derived zero crossing)
     reading: tuple[int, int, chess.Color | None] | None = None  # white_ms, black_ms, running
 
 
 class ClockTracker:
     """The state of one clock; pure, fed with decoded ``ClockTimes`` and the time."""
 
-    __slots__ = ("_last_reading_t", "flagged", "has_run", "last", "white_side")
+    __slots__ = ("_last_reading_t", "_zero_by", "flagged", "has_run", "last", "model", "white_side")
 
     def __init__(self, white_side: LeverSide | None) -> None:
         self.white_side = white_side
+        self.model: ClockType | None = None  # learned from the clock's version ack
         self.last: ClockTimes | None = None
         self.has_run = False
         self.flagged: set[chess.Color] = set()
         self._last_reading_t: float | None = None
+        self._zero_by: dict[LeverSide, float] = {}  # latest possible zero crossing, running side
 
     def color_of(self, side: LeverSide) -> chess.Color | None:
         if self.white_side is None:
@@ -88,8 +104,10 @@ class ClockTracker:
         who a lever flip would come from (to learn which side is White)."""
         if times.no_clock:
             self.last = times
+            self._zero_by.clear()
             return ClockUpdate()
         before = self.last.running_side if self.last is not None and self.running else None
+        previous = self.last
         self.last = times
         self.has_run = self.has_run or times.running
         after = times.running_side
@@ -101,20 +119,35 @@ class ClockTracker:
         self._learn(after, turn if at_rest else None)
         pressed_by = None if pressed_side is None else self.color_of(pressed_side)
         press_ms = None if pressed_side is None else _face(times, pressed_side).total_seconds * 1000
-        return ClockUpdate(pressed_by, press_ms, self._new_flags(times), self._reading(now))
+        flags = self._new_flags(times, now)
+        self._count_down(previous, times, now)
+        return ClockUpdate(pressed_by, press_ms, flags, self._reading(now))
 
-    def _new_flags(self, times: ClockTimes) -> tuple[chess.Color, ...]:
+    def _new_flags(self, times: ClockTimes, now: float) -> tuple[tuple[chess.Color, float], ...]:
         if not self.has_run or self.white_side is None:
             return ()
         fallen = []
         for side in (LeverSide.LEFT, LeverSide.RIGHT):
             face = _face(times, side)
             color = self.color_of(side)
-            at_zero = face.total_seconds == 0 and (times.running_side is side or face.flag_shown)
-            if color is not None and color not in self.flagged and (face.flag_fallen or at_zero):
-                self.flagged.add(color)
-                fallen.append(color)
+            if color is None or color in self.flagged or not _flag_bit(face):
+                continue
+            self.flagged.add(color)
+            fallen.append((color, min(self._zero_by.get(side, now), now)))
         return tuple(fallen)
+
+    def _count_down(self, previous: ClockTimes | None, times: ClockTimes, now: float) -> None:
+        """Narrow each running side's zero crossing; forget it when the side stops or its time
+        goes up (a press with increment, an arbiter setting the clock)."""
+        hidden = _UNKNOWN_MODEL_HIDDEN if self.model is None else _HIDDEN_SECOND[self.model]
+        for side in (LeverSide.LEFT, LeverSide.RIGHT):
+            shown = _face(times, side).total_seconds
+            went_up = previous is not None and shown > _face(previous, side).total_seconds
+            if times.running_side is not side or went_up:
+                self._zero_by.pop(side, None)
+            if times.running_side is side:
+                bound = now + shown + hidden
+                self._zero_by[side] = min(self._zero_by.get(side, bound), bound)
 
     def _reading(self, now: float) -> tuple[int, int, chess.Color | None] | None:
         white_ms, black_ms = self.remaining_ms(chess.WHITE), self.remaining_ms(chess.BLACK)
@@ -124,3 +157,8 @@ class ClockTracker:
             return None
         self._last_reading_t = now
         return white_ms, black_ms, self.running_color()
+
+
+def _flag_bit(face: ClockFace) -> bool:
+    """The clock says the time is up: flag fallen (blocked at zero) or flag shown."""
+    return face.flag_fallen or face.flag_shown

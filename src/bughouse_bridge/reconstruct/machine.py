@@ -38,8 +38,16 @@ from bughouse_bridge.bughouse.events import (
     StalemateStatus,
 )
 from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.referee import arbiter_call_alert, stalling_alert
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, color_name
-from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, FieldUpdate, LeverSide, Message
+from bughouse_bridge.dgt.messages import (
+    BoardDump,
+    ClockAck,
+    ClockTimes,
+    FieldUpdate,
+    LeverSide,
+    Message,
+)
 from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
 from bughouse_bridge.reconstruct.clocks import ClockTracker
@@ -83,6 +91,16 @@ class _Press:
     clock_ms: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class _HeldFlag:
+    """A flag reported while a press made before it still waits for its move to be read."""
+
+    board: BoardId
+    color: chess.Color
+    at: float  # the clock-derived zero crossing
+    seen: float  # when the flag message came
+
+
 @dataclass(slots=True)
 class _Board:
     """Everything the reconstructor remembers about one board."""
@@ -123,6 +141,7 @@ class MatchReconstructor:
         self.config = config
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
+        self._held_flags: list[_HeldFlag] = []
 
     @property
     def match(self) -> Match:
@@ -142,6 +161,8 @@ class MatchReconstructor:
             return self._on_dump(board, message, now)
         if isinstance(message, ClockTimes):
             return self._on_clock(board, message, now)
+        if isinstance(message, ClockAck) and message.clock_type is not None:
+            state.clock.model = message.clock_type  # how its face shows the last second
         return []
 
     def on_link_state(self, board: BoardId, connected: bool, now: float) -> list[Outcome]:  # noqa: FBT001 - the shell's documented signature
@@ -171,10 +192,11 @@ class MatchReconstructor:
         for board, state in self._boards.items():
             if state.wake_at is not None and state.wake_at <= now:
                 out += self._evaluate(board, now)
-        return out
+        return out + self._release_flags(now)
 
     def deadline(self) -> float | None:
         wakes = [state.wake_at for state in self._boards.values() if state.wake_at is not None]
+        wakes += [held.seen + self._flag_hold for held in self._held_flags]
         return min(wakes, default=None)
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
@@ -195,10 +217,12 @@ class MatchReconstructor:
     def new_game(self, now: float) -> list[Outcome]:
         self._match = Match(self._match.rules)
         self._both_stopped = False
+        self._held_flags = []
         for board in BoardId:
-            occupancy = self._boards[board].occupancy
+            occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)
             self._boards[board].occupancy = occupancy
+            self._boards[board].clock.model = model
             self._boards[board].changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
@@ -255,9 +279,8 @@ class MatchReconstructor:
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
             state.press_owed = False  # the late press of the move already committed
-        for color in update.flags:
-            out += self._flag(board, color, now)
-        return out + self._both_clocks(now)
+        self._held_flags += [_HeldFlag(board, color, at, now) for color, at in update.flags]
+        return out + self._release_flags(now) + self._both_clocks(now)
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
         """Commit at once. If the board already moved on past a settled legal move (the
@@ -271,23 +294,41 @@ class MatchReconstructor:
         out += self._commit(board, pending, now, clock_ms=press.clock_ms)
         return out + self._evaluate(board, now)
 
-    def _flag(self, board: BoardId, color: chess.Color, now: float) -> list[Outcome]:
-        events = self._match.flag(board, color, t=now, at=now)
+    @property
+    def _flag_hold(self) -> float:
+        """How long a flag waits for the move of a press that came before it."""
+        return self.config.press_grace + self.config.stability_window
+
+    def _release_flags(self, now: float) -> list[Outcome]:
+        """A move whose press came before a flag counts before it, even when the scanner reports
+        its last square after the flag message: the flag waits while such a press is open."""
+        out: list[Outcome] = []
+        for held in list(self._held_flags):
+            if self._press_open(held.seen) and now < held.seen + self._flag_hold:
+                continue
+            self._held_flags.remove(held)
+            out += self._flag(held.board, held.color, now, held.at)
+        return out
+
+    def _press_open(self, before: float) -> bool:
+        return any(
+            state.press is not None and state.press.t <= before for state in self._boards.values()
+        )
+
+    def _flag(self, board: BoardId, color: chess.Color, now: float, at: float) -> list[Outcome]:
+        events = self._match.flag(board, color, t=now, at=at)
         if any(isinstance(event, Flag) for event in events):
             return list(events)
-        return [Flag(now, board, color, now), *events]
+        return [Flag(now, board, color, at), *events]
 
     def _both_clocks(self, now: float) -> list[Outcome]:
         clocks = [state.clock for state in self._boards.values()]
         stopped = all(clock.has_run and not clock.running for clock in clocks)
         if stopped and not self._both_stopped:
             self._both_stopped = True
-            if self._match.result is not None:
+            call = arbiter_call_alert(self._match.rules, now)
+            if self._match.result is not None or call is None:
                 return [Clocks(now, ClocksStatus.BOTH_STOPPED)]
-            message = "Both clocks are stopped: a player calls the arbiter."
-            call = alert(
-                now, None, None, AlertCode.ARBITER_CALL, message, rule=self._match.rules.ref(14)
-            )
             return [Clocks(now, ClocksStatus.BOTH_STOPPED), call]
         if self._both_stopped and any(clock.running for clock in clocks):
             self._both_stopped = False
@@ -311,7 +352,7 @@ class MatchReconstructor:
             out += self._at_rest(board, now)
         elif now < state.changed_at + self.config.stability_window and not pressed_now:
             self._wake(board, state.changed_at + self.config.stability_window)
-        elif self._match.result is None:
+        else:  # also after a result: it never blinds the bridge (the arbiter may revoke it)
             out += self._act(board, physical, now, cascade=cascade)
         return out + self._stalling(board, now)
 
@@ -587,6 +628,12 @@ class MatchReconstructor:
             reason = f" ({judgement.message})" if judgement.message else ""
             message = f"Board {board}: {what} is not a legal move{reason}."
         details = fix_details(physical, self._match.board_fen(board))
+        if code is AlertCode.ILLEGAL_MOVE and (code, physical) not in state.alerted:
+            claim, claim_details = self._match.note_illegal(
+                board, reading.color, reading.move.uci, t=now
+            )
+            message += claim
+            details.update(claim_details)
         event = alert(
             now,
             board,
@@ -793,12 +840,9 @@ class MatchReconstructor:
             return []
         state.stall_alerted = True
         color = self._match.turn(board)
-        message = (
-            f"Board {board}: {color_name(color)} has not moved for "
-            f"{self.config.stalling_limit:g} s while a mate or stalemate is pending (row 17)."
-        )
-        rule = self._match.rules.ref(17)
-        return [alert(now, board, color, AlertCode.STALLING, message, rule=rule)]
+        limit = self.config.stalling_limit
+        stalling = stalling_alert(self._match.rules, board, color, limit, now)
+        return [] if stalling is None else [stalling]
 
     # -- small helpers -----------------------------------------------------------------------
 
