@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bughouse_bridge.bughouse.bpgn import BpgnGame, parse_bpgn
-from bughouse_bridge.bughouse.events import MovePlayed, Takeback
+from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, Takeback
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
@@ -104,6 +104,17 @@ def expected_per_board(game: BpgnGame, plan: GamePlan) -> dict[str, list[str]]:
     }
 
 
+def all_per_board(game: BpgnGame) -> dict[str, list[str]]:
+    """Each board's moves (uci), all of them: those made after the decisive move included."""
+    match = Match(get_preset("fics"))
+    moves: list[tuple[str, str]] = []
+    for bpgn_move in game.moves:
+        move = match.parse_san(bpgn_move.board, bpgn_move.san)
+        match.play(move, t=0.0)
+        moves.append((str(move.board), move.uci))
+    return per_board(moves)
+
+
 def per_board(moves: list[tuple[str, str]]) -> dict[str, list[str]]:
     return {board: [uci for on, uci in moves if on == board] for board in ("A", "B")}
 
@@ -114,10 +125,13 @@ class Replay:
     outcomes: list[Outcome] = field(default_factory=list)
     messages: int = 0
 
-    def moves(self) -> list[tuple[str, str]]:
-        """The effective move list: takebacks remove the board's last move."""
+    def moves(self, *, until_result: bool = False) -> list[tuple[str, str]]:
+        """The effective move list: takebacks remove the board's last move. The boards are
+        still read after a result; ``until_result`` stops at it."""
         moves: list[tuple[str, str]] = []
         for outcome in self.outcomes:
+            if until_result and isinstance(outcome, ResultDecided):
+                break
             if isinstance(outcome, MovePlayed):
                 moves.append((str(outcome.board), outcome.move.uci))
             elif isinstance(outcome, Takeback):
