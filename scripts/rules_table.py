@@ -58,6 +58,18 @@ def main() -> None:
             )
             notes = ", ".join(notes_of.get(name, [])) or "-"
             print(f"| {row} | `{name}` | {notes} | {allowed_values(name)} | {cells} |")
+    informational = ", ".join(f"`{name}`" for name in rules.INFORMATIONAL_FIELDS)
+    print(
+        f"\nInformational (no decision reads them; the state snapshot shows them under "
+        f"`rules.informational`): {informational}. Every other policy drives a decision; "
+        "`tests/bughouse/test_matrix.py` tests each row under every preset."
+    )
+    print(
+        "\nRows 10 and 13 decide whether an illegal move or a flag is a *claim*: under "
+        "`claimable`/`loses_if_claimed` and `any_player` the bridge raises an alert whose "
+        "`details.claim` holds the arguments of `confirm_claim`, and only a confirmed claim "
+        "decides; under the other values the bridge decides (or refuses) at once."
+    )
     fields = {field.name for field in dataclasses.fields(rules.RuleSet)}
     covered = {name for names in rules.ROW_FIELDS.values() for name in names}
     assert fields - covered <= {"preset", "overridden"}, fields - covered
