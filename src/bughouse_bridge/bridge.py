@@ -450,7 +450,9 @@ class Bridge:
         if not isinstance(reason, str) or not reason:
             raise CommandError('\'reason\' must be a non-empty string, e.g. "resign" or "arbiter"')
         if self._reconstructor.match.result is not None:
-            raise CommandError("the match already has a result; start a new game first")
+            raise CommandError(
+                "the match already has a result; revoke it first (revoke_result) or start a new game"
+            )
         events = self._reconstructor.match.set_result(winner, board, reason, t=now)
         return {}, self._handle(events, now)
 
