@@ -667,7 +667,7 @@ def test_revoke_result_lets_a_later_mate_decide(kit, preset):
         kit.match(preset).revoke_result(t=1.0)
 
 
-# --- rows 13-17: policies the match reports but does not act on -------------------------------
+# --- rows 13-17: the values of each preset (what they drive is tested above and below) --------
 
 DATA_ROWS = {
     13: (

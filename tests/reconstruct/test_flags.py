@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sensors import A, B, Table
 
-from bughouse_bridge.bughouse.events import Alert, Flag, MovePlayed, ResultDecided
+from bughouse_bridge.bughouse.events import (
+    Alert,
+    Clocks,
+    ClocksStatus,
+    Flag,
+    MovePlayed,
+    ResultDecided,
+)
 from bughouse_bridge.bughouse.types import AlertCode
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.encoder import encode_message
@@ -194,3 +201,12 @@ def test_a_held_flag_is_released_when_the_press_has_no_move():
     assert [(f.board, f.color) for f in table.of(Flag)] == [(B, chess.WHITE)]
     assert table.of(ResultDecided)[0].winner_team == 0
     assert any(isinstance(o, Alert) for o in table.out)
+
+
+@pytest.mark.parametrize(("preset", "calls"), [("dsj", True), ("dsb", True), ("fics", False)])
+def test_both_clocks_stopped_calls_the_arbiter_where_row_14_says_so(preset, calls):
+    table = Table(preset).start_clocks()
+    table.clock(A, None)
+    table.clock(B, None)
+    assert [c.status for c in table.of(Clocks)] == [ClocksStatus.BOTH_STOPPED]
+    assert bool(table.alerts(AlertCode.ARBITER_CALL)) == calls
