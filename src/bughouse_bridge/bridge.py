@@ -451,7 +451,7 @@ class Bridge:
             raise CommandError('\'reason\' must be a non-empty string, e.g. "resign" or "arbiter"')
         if self._reconstructor.match.result is not None:
             raise CommandError(
-                "the match already has a result; revoke it first (revoke_result) or start a new game"
+                "the match already has a result; revoke it (revoke_result) or start a new game"
             )
         events = self._reconstructor.match.set_result(winner, board, reason, t=now)
         return {}, self._handle(events, now)

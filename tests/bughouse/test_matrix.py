@@ -791,3 +791,12 @@ def test_rows15_16_are_shown_in_the_snapshot_description(preset):
         "draws": str(rules.draws),
         "pocket_visibility": str(rules.pocket_visibility),
     }
+
+
+def test_row13_a_flag_after_the_result_offers_no_claim(kit):
+    match = kit.match("dsj", b=CONTACT)
+    kit.play(match, B, "Qg7", t=1.0)
+    events = match.flag(A, chess.WHITE, t=2.0, at=2.0)
+    (alert,) = kit.of_type(events, Alert)
+    assert "claim" not in alert.details
+    assert "already decided" in alert.message

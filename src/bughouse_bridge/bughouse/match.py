@@ -459,7 +459,7 @@ class Match:
         rival = self._rival_flag(seat)
         events: list[MatchEvent] = [
             Flag(t, seat.board, seat.color, at),
-            flag_alert(self._rules, seat, at, rival, t),
+            flag_alert(self._rules, seat, at, rival, t, decided=state.result is not None),
         ]
         if flag_is_claimed(self._rules):
             return events  # row 13: only a confirmed claim decides; the match goes on

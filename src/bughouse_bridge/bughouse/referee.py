@@ -51,14 +51,19 @@ def claim_arguments(seat: Seat, claim: str) -> dict[str, Any]:
     return {"board": str(seat.board), "color": color_name(seat.color), "claim": claim}
 
 
-def flag_alert(rules: RuleSet, seat: Seat, at: float, rival: float | None, t: float) -> Alert:
-    """The alert for a fallen flag: a verdict under ``automatic``, a claimable fact otherwise."""
+def flag_alert(  # noqa: PLR0913 - the flag, its rival and whether a claim is still open
+    rules: RuleSet, seat: Seat, at: float, rival: float | None, t: float, *, decided: bool
+) -> Alert:
+    """The alert for a fallen flag: a verdict under ``automatic``, a claimable fact otherwise
+    (while the match is undecided)."""
     text = f"{seat_name(seat)} overstepped the time (the flag fell at {at:.1f} s)."
     if rival is not None:
         text += f" A player of the other team flagged too ({rival:.1f} s vs {at:.1f} s)."
     details: dict[str, Any] = {"at": at, "other_team_at": rival}
     row = 12
-    if flag_is_claimed(rules) and rival is None:
+    if decided and flag_is_claimed(rules):
+        text += " The match is already decided; nothing to claim."
+    elif flag_is_claimed(rules) and rival is None:
         text += (
             " Claimable by any player, either board, until the match is decided; "
             "the arbiter confirms with confirm_claim."
