@@ -18,6 +18,7 @@ from bughouse_bridge.bridge import Bridge, BridgeConfig, Output, run_to
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.daemon.demo import describe
 from bughouse_bridge.dgt.encoder import encode_message
 from bughouse_bridge.dgt.messages import ClockFace, ClockTimes, FieldUpdate
 from bughouse_bridge.dgt.squares import board_to_dump, piece_to_code, square_to_field
@@ -173,8 +174,10 @@ def test_fics_the_flag_decides_at_once_and_later_moves_are_still_published():
     assert [(r["winner"], r["reason"]) for r in results] == [("black-a-team", "time")]
     later = [m for m in wire.of("move") if m["board"] == "A"]
     assert [m["uci"] for m in later] == ["a1b1", "h7h6", "g1g7"]
+    assert [m["ply"] for m in later] == [1, 2, 3]  # the board's numbering simply goes on
     assert all(m["after_result"] is True for m in later)
     assert [m["status"] for m in wire.of("mate")] == ["final"]
+    assert describe(later[0]).endswith("(after the result)")
     response = wire.command("confirm_claim", board="B", color="black", claim="flag")
     assert response["ok"] is False
 
@@ -197,6 +200,7 @@ def test_revoke_result_reinstates_the_game_and_the_mate_decides():
         "white-a-team",
     )
     assert "after_result" not in decided
+    assert "result revoked (the flag was a clock fault)" in describe(revoked)
     game = parse_bpgn(wire.bridge.bpgn_text())[0]
     assert [m.san for m in game.moves][-1] == "Qg7#"
     assert wire.command("revoke_result")["ok"] is True

@@ -214,7 +214,8 @@ def describe(event: dict[str, Any]) -> str:
     board = event.get("board") or "-"
     describer = _DESCRIBERS.get(str(kind))
     body = describer(event) if describer else json.dumps(event)
-    return f"{prefix} {board}  {body}"
+    after = "  (after the result)" if event.get("after_result") else ""
+    return f"{prefix} {board}  {body}{after}"
 
 
 def _describe_move(event: dict[str, Any]) -> str:
@@ -253,4 +254,5 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "link": lambda e: f"   link {e['link']} {e['status']}",
     "takeback": lambda e: f"   takeback, board now at ply {e['ply']}",
+    "result_revoked": lambda e: f"== result revoked ({e['reason'] or 'no reason given'})",
 }
