@@ -232,6 +232,7 @@ class Bridge:
             "boards": {str(board): self._board_snapshot(match, board) for board in BoardId},
             "pockets": match.pockets().as_dict(),
             "result": None if result is None else self._result_dict(result),
+            "claims": match.open_claims(),
             "last_seq": self.last_seq,
         }
 

@@ -634,6 +634,7 @@ def test_row10_an_illegal_move_may_be_claimed(kit, preset, expected):
         return
     assert "Row 10" in sentence
     assert details == {"claim": {"board": "A", "color": "white", "claim": "illegal_move"}}
+    assert match.open_claims() == [{**details["claim"], "since": 3.0}]
     with pytest.raises(ValueError, match="no illegal move of Black A"):
         match.confirm_claim(A, chess.BLACK, "illegal_move", t=4.0)
     decided = match.confirm_claim(A, chess.WHITE, "illegal_move", t=4.0)
@@ -648,6 +649,7 @@ def test_row10_claimable_only_until_the_opponent_moved(kit, preset):
     kit.play(match, A, "e5", t=5.0)  # the opponent moves on without claiming
     with pytest.raises(ValueError, match="no longer claimable"):
         match.confirm_claim(A, chess.WHITE, "illegal_move", t=6.0)
+    assert match.open_claims() == []
 
 
 # --- a result never blinds: revoking it -------------------------------------------------------

@@ -138,8 +138,11 @@ def test_dsj_a_confirmed_claim_decides_and_reading_goes_on():
     wire.move(B, "e2e4")
     wire.flag(B, chess.BLACK)
     (alert,) = [a for a in wire.of("alert") if a["code"] == "flag"]
+    (listed,) = wire.bridge.snapshot()["claims"]
+    assert listed == {**alert["details"]["claim"], "since": alert["details"]["at"]}
     response = wire.command("confirm_claim", **alert["details"]["claim"])  # ready to use
     assert response["ok"] is True, response
+    assert wire.bridge.snapshot()["claims"] == []
     (result,) = wire.of("result")
     assert (result["winner"], result["reason"]) == ("black-a-team", "time")
     for uci in ("a1b1", "h7h6", "g1g7"):

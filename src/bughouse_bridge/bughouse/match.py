@@ -34,6 +34,7 @@ from bughouse_bridge.bughouse.legality import IllegalMoveError, seat_name
 from bughouse_bridge.bughouse.plight import Plight, Verdict, classify
 from bughouse_bridge.bughouse.referee import (
     CLAIM_KINDS,
+    claim_arguments,
     flag_alert,
     flag_is_claimed,
     illegal_claim_note,
@@ -581,6 +582,25 @@ class Match:
             if other.team != seat.team and at <= moment
         ]
         return self._flag_result(seat, fell, min(rivals, default=None), t)
+
+    def open_claims(self) -> list[dict[str, Any]]:
+        """The claims the record supports now (the state snapshot lists them for the arbiter):
+        each is the arguments of ``confirm_claim`` plus ``since`` (when it became claimable)."""
+        if self._state.result is not None:
+            return []
+        claims = []
+        if flag_is_claimed(self._rules):
+            claims += [
+                {**claim_arguments(seat, "flag"), "since": at}
+                for seat, at in self._state.flags.items()
+            ]
+        if illegal_move_is_claimed(self._rules):
+            claims += [
+                {**claim_arguments(seat, "illegal_move"), "since": seen.t}
+                for seat, seen in self._state.illegal.items()
+                if self.ply(seat.board) <= seen.ply + 1
+            ]
+        return sorted(claims, key=lambda claim: claim["since"])
 
     def revoke_result(self, *, t: float, reason: str = "") -> list[MatchEvent]:
         """The arbiter withdraws the result: the game goes on, and a mate that became final
