@@ -210,3 +210,21 @@ def test_both_clocks_stopped_calls_the_arbiter_where_row_14_says_so(preset, call
     table.clock(B, None)
     assert [c.status for c in table.of(Clocks)] == [ClocksStatus.BOTH_STOPPED]
     assert bool(table.alerts(AlertCode.ARBITER_CALL)) == calls
+
+
+def test_a_clock_set_again_after_a_flag_can_flag_again():
+    tracker = ClockTracker(LeverSide.LEFT)
+    out = ClockFace(0, 0, 0, flag_fallen=True, flag_shown=True)
+    five = ClockFace(0, 5, 0)
+    feeds = [
+        (ClockTimes(right=five, left=ClockFace(0, 0, 2), status=0x01), 1.0),
+        (ClockTimes(right=five, left=out, status=0x00), 3.0),
+        (ClockTimes(right=five, left=out, status=0x00), 4.0),  # still down: no second flag
+        (ClockTimes(right=five, left=ClockFace(0, 0, 3), status=0x01), 10.0),  # arbiter: +3 s
+        (ClockTimes(right=five, left=out, status=0x00), 13.2),
+    ]
+    flags = []
+    for times, t in feeds:
+        update = tracker.feed(times, t, turn=chess.WHITE, at_rest=True, presser=chess.BLACK)
+        flags += [(t, color) for color, _ in update.flags]
+    assert flags == [(3.0, chess.WHITE), (13.2, chess.WHITE)]

@@ -130,6 +130,8 @@ class ClockTracker:
         for side in (LeverSide.LEFT, LeverSide.RIGHT):
             face = _face(times, side)
             color = self.color_of(side)
+            if color is not None and not _flag_bit(face):
+                self.flagged.discard(color)  # the clock was set again: a new flag may fall
             if color is None or color in self.flagged or not _flag_bit(face):
                 continue
             self.flagged.add(color)
