@@ -14,6 +14,13 @@ one running for the side not on move), a settled legal placement is committed at
 clock running for the mover, the press commits it; a settled legal move without a press is
 committed after ``no_press_commit_after`` with a ``move_without_clock`` alert.
 
+Flags come from the clock's flag bits, timed by its countdown (``clocks.py``). A flag reported
+while a press made before it still waits for its move (the scanner may report the last square
+after the flag message) is held until that move is read, at most ``press_grace`` +
+``stability_window``, so the move counts first. What a flag means is the rules' business
+(``Match.flag``: a result, or under claims only an alert). A result never stops the reading:
+both boards are read and committed after it, as before it (the arbiter may revoke it).
+
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
 whenever in doubt. Alerts about a placement are raised once per placement.
