@@ -228,3 +228,31 @@ def test_a_clock_set_again_after_a_flag_can_flag_again():
         update = tracker.feed(times, t, turn=chess.WHITE, at_rest=True, presser=chess.BLACK)
         flags += [(t, color) for color, _ in update.flags]
     assert flags == [(3.0, chess.WHITE), (13.2, chess.WHITE)]
+
+
+@given(
+    to_flag=st.floats(0.0, 0.3),
+    to_square=st.floats(0.0, 0.5),
+    flag_board=st.sampled_from([A, B]),
+    preset=st.sampled_from(["dsj", "fics"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_pressed_move_always_comes_before_a_later_flag(to_flag, to_square, flag_board, preset):
+    """White A lifts the pawn and presses; a flag message comes ``to_flag`` later (on either
+    board: Black A's own clock, or Black B's), and the scanner reports the pawn on e4
+    ``to_square`` after that. Whatever the timing, the move is read first and counts."""
+    table = Table(preset).start_clocks()
+    table.wait(1.0)
+    table.lift(A, "e2")
+    table.press(A)
+    table.wait(to_flag)
+    table.times[flag_board] = [300_000, 0]
+    table.clock(flag_board, None)
+    table.wait(to_square)
+    table.put(A, "e4", "P")
+    table.settle()
+    order = [type(o) for o in table.out if isinstance(o, MovePlayed | Flag)]
+    assert order == [MovePlayed, Flag]
+    assert table.moves() == ["e2e4"]
+    (flag,) = table.of(Flag)
+    assert (flag.board, flag.color) == (flag_board, chess.BLACK)
