@@ -212,6 +212,26 @@ def test_takeback_right_after_a_move_restores_both_boards(position, board):
     assert (match.fen(A), match.fen(B), match.pockets(), match.ply(board)) == before
 
 
+def test_after_a_mate_no_board_offers_a_move_the_match_refuses(kit):
+    """The cause of a flaky property (seed 55 under dsj): a mate on A decided the match, yet
+    B's position still listed moves that ``judge`` then refused."""
+    match = kit.match("fics", a="7k/7p/8/8/8/8/1B6/K7[Q] w - - 0 1")
+    match.play(kit.move(A, "Q@g7"), t=1.0)
+    assert match.result is not None
+    assert match.position(B).legal_moves.count() == 20
+    assert match.legal_moves(B) == []
+    assert match.successors(B) == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6))
+def test_every_offered_move_can_be_played_even_after_a_result(preset, seed):
+    match = random_match(preset, seed, plies=160)
+    for board in BoardId:
+        for move in match.legal_moves(board)[:8]:
+            match.copy().play(move, t=0.0)
+
+
 # --- takeback across boards -----------------------------------------------------------------
 
 

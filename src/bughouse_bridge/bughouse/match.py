@@ -172,6 +172,9 @@ class Match:
         return self._state.plights[board].plight
 
     def legal_moves(self, board: BoardId) -> list[BughouseMove]:
+        """Exactly the moves ``judge`` calls legal: none once the match is decided."""
+        if self._decided_judgement() is not None:
+            return []
         return legality.legal_moves(self._rules, self._state.boards, board)
 
     def successors(self, board: BoardId) -> list[Successor]:
@@ -187,10 +190,19 @@ class Match:
         return Successor(move, placements)
 
     def judge(self, move: BughouseMove, *, color: chess.Color | None = None) -> Judgement:
-        if self._state.result is not None:
-            message = "The match is already decided; no more moves count."
-            return Judgement(legal=False, code=AlertCode.ILLEGAL_MOVE, message=message)
+        decided = self._decided_judgement()
+        if decided is not None:
+            return decided
         return legality.judge(self._rules, self._state.boards, move, color)
+
+    def _decided_judgement(self) -> Judgement | None:
+        """Why no move counts any more, or None. ``legal_moves`` and ``judge`` both ask here,
+        so the rules core never offers a move it then refuses to play (after a mate on one board
+        the other board's position still has moves, but the match does not)."""
+        if self._state.result is None:
+            return None
+        message = "The match is already decided; no more moves count."
+        return Judgement(legal=False, code=AlertCode.ILLEGAL_MOVE, message=message)
 
     def parse_san(self, board: BoardId, san: str) -> BughouseMove:
         return legality.parse_san(self._rules, self._state.boards, board, san)
