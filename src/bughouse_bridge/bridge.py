@@ -18,6 +18,8 @@ from bughouse_bridge.bughouse.events import (
     Mate,
     MateStatus,
     MovePlayed,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     Severity,
     Stalemate,
@@ -353,7 +355,7 @@ class Bridge:
         if payload["seq"] < self._publish_from_seq:
             return Output(events=(payload,))
         publications = [*event_publications(self.topics, payload), self.state_publication(event.t)]
-        if isinstance(event, MovePlayed | Takeback | ResultDecided):
+        if isinstance(event, MovePlayed | Takeback | ResultDecided | PositionAccepted | PocketSet):
             publications.append(self._bpgn_publication())
         return Output(tuple(publications), events=(payload,))
 
@@ -364,7 +366,7 @@ class Bridge:
                 view.last_move = event.move.uci
                 view.status = "playing"
                 self._game_events.append(event)
-            case Takeback():
+            case Takeback() | PositionAccepted() | PocketSet():
                 self._game_events.append(event)
             case Mate():
                 self._views[event.board].status = _MATE_STATUS[event.status]
@@ -455,6 +457,7 @@ class Bridge:
             "takeback": self._cmd_takeback,
             "resync": self._cmd_resync,
             "accept": self._cmd_accept,
+            "set_pocket": self._cmd_set_pocket,
         }
 
     def _handler(
@@ -517,7 +520,29 @@ class Bridge:
     def _cmd_accept(self, request: Mapping[str, Any], now: float) -> tuple[dict[str, Any], Output]:
         _expect_keys(request, ("board",))
         board = _board_argument(request)
-        return {}, self._handle(self._reconstructor.accept(board, now), now)
+        try:
+            outcomes = self._reconstructor.accept(board, now)
+        except ValueError as error:
+            raise CommandError(f"cannot accept the position of board {board}: {error}") from error
+        match = self._reconstructor.match
+        result = {"ply": match.ply(board), "fen": match.fen(board)}
+        return result, self._handle(outcomes, now)
+
+    def _cmd_set_pocket(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        _expect_keys(request, ("board", "color", "pieces"))
+        board = _board_argument(request)
+        color = _color_argument(request)
+        pieces = request.get("pieces")
+        if not isinstance(pieces, str):
+            raise CommandError('\'pieces\' must be a string of pocket letters, e.g. "PPN" or ""')
+        match = self._reconstructor.match
+        try:
+            events = match.set_pocket(board, color, pieces, t=now)
+        except ValueError as error:
+            raise CommandError(f"cannot set that pocket: {error}") from error
+        return {"pockets": match.pockets().as_dict()}, self._handle(events, now)
 
     def _checkpoint(self) -> tuple[object, ...]:
         """Everything a command may change, copied, so a failing command can be undone."""
@@ -576,6 +601,13 @@ def _board_argument(request: Mapping[str, Any]) -> BoardId:
     if board not in ("A", "B"):
         raise CommandError(f'\'board\' must be "A" or "B", not {board!r}')
     return BoardId(board)
+
+
+def _color_argument(request: Mapping[str, Any]) -> chess.Color:
+    color = request.get("color")
+    if color not in ("white", "black"):
+        raise CommandError(f'\'color\' must be "white" or "black", not {color!r}')
+    return bool(color == "white")  # chess.WHITE is True
 
 
 def run_to(bridge: Bridge, until: float) -> Output:

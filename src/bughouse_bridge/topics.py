@@ -21,6 +21,8 @@ from bughouse_bridge.bughouse.events import (
     LinkChanged,
     Mate,
     MovePlayed,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     Stalemate,
     Takeback,
@@ -212,6 +214,25 @@ def _takeback_fields(event: Takeback, _teams: Teams) -> dict[str, Any]:
     return {"board": str(event.board), "ply": event.ply}
 
 
+def _accepted_fields(event: PositionAccepted, _teams: Teams) -> dict[str, Any]:
+    return {
+        "board": str(event.board),
+        "ply": event.ply,
+        "fen": event.fen,
+        "pockets": event.pockets.as_dict(),
+    }
+
+
+def _pocket_set_fields(event: PocketSet, _teams: Teams) -> dict[str, Any]:
+    return {
+        "board": str(event.board),
+        "color": color_name(event.color),
+        "pieces": event.pieces,
+        "fen": event.fen,
+        "pockets": event.pockets.as_dict(),
+    }
+
+
 _EVENT_TYPES: dict[type, str] = {
     MovePlayed: "move",
     Alert: "alert",
@@ -223,6 +244,8 @@ _EVENT_TYPES: dict[type, str] = {
     ResultDecided: "result",
     LinkChanged: "link",
     Takeback: "takeback",
+    PositionAccepted: "accepted",
+    PocketSet: "pocket_set",
 }
 
 # Each builder takes the event of its own type; the table is the one place that pairs them.
@@ -237,6 +260,8 @@ _FIELD_BUILDERS: dict[type, Callable[[Any, Teams], dict[str, Any]]] = {
     ResultDecided: _result_fields,
     LinkChanged: _link_fields,
     Takeback: _takeback_fields,
+    PositionAccepted: _accepted_fields,
+    PocketSet: _pocket_set_fields,
 }
 
 
