@@ -8,24 +8,28 @@ values, a ``Bridge`` produces the same outputs: that is what makes replay and re
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.bpgn import game_from_match_log, ruleset_tags, write_bpgn
 from bughouse_bridge.bughouse.events import (
+    Alert,
     Mate,
     MateStatus,
     MovePlayed,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     ResultRevoked,
+    Severity,
     Stalemate,
     StalemateStatus,
     Takeback,
 )
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.referee import CLAIM_KINDS
-from bughouse_bridge.bughouse.types import BoardId, color_name
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
 from bughouse_bridge.dgt.commands import encode_command
 from bughouse_bridge.dgt.constants import Command
 from bughouse_bridge.dgt.decoder import DgtDecoder
@@ -36,6 +40,12 @@ from bughouse_bridge.dgt.messages import (
     Version,
 )
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
+from bughouse_bridge.request_parsing import (
+    RequestError,
+    parse_request,
+    printable_verb,
+    transaction_of,
+)
 from bughouse_bridge.topics import (
     Envelope,
     Publication,
@@ -147,6 +157,7 @@ class Bridge:
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
+        self.last_command_failure: Exception | None = None
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -200,16 +211,59 @@ class Bridge:
         return self._handle(self._reconstructor.on_timer(now), now)
 
     def command(self, verb: str, payload: bytes, now: float) -> tuple[dict[str, Any], Output]:
-        """Carry out an arbiter request (contract §5). Returns the response and what followed."""
-        transaction: Any = None
+        """Carry out an arbiter request (contract §5). Returns the response and what followed.
+
+        Never raises, whatever the payload: limits are checked first (``request_parsing``), and a
+        handler that fails anyway is answered ``ok: false`` with the bridge rolled back to where
+        it was, so a refused or failed request has changed nothing — the shell journals only
+        requests answered ``ok: true`` and a failed one is never replayed.
+        ``last_command_failure`` keeps the exception of an unexpected failure for the shell's log.
+        """
+        self.last_command_failure = None
+        transaction: str | int | None = None
+        checkpoint = None
         try:
-            request = _parse_request(payload)
-            transaction = request.get("transaction")
+            request = parse_request(payload)
+            transaction = transaction_of(request)
             handler = self._handler(verb)
+            checkpoint = None if verb in READ_ONLY_VERBS else self._checkpoint()
             result, output = handler(request, now)
-        except CommandError as error:
+        except (CommandError, RequestError) as error:
             return {"transaction": transaction, "ok": False, "error": str(error)}, Output()
+        except Exception as error:  # noqa: BLE001 - no request may kill the daemon
+            if checkpoint is not None:
+                self._restore(checkpoint)
+            self.last_command_failure = error
+            sentence = (
+                f"the bridge failed to carry out {printable_verb(verb)} "
+                f"({type(error).__name__}); nothing was changed"
+            )
+            return {"transaction": transaction, "ok": False, "error": sentence}, Output()
         return {"transaction": transaction, "ok": True, **result}, output
+
+    def input_failed(
+        self, what: str, error: Exception, now: float, *, link: str | None = None
+    ) -> Output:
+        """An alert for an input the shell could not process (a bug); the input is skipped.
+
+        The shell calls this both live and when it replays the journal, at the same place, so the
+        event numbering of a resume stays exact.
+        """
+        board = self._devices[link].board if link in self._devices else None
+        alert = Alert(
+            t=now,
+            board=board,
+            color=None,
+            code=AlertCode.INPUT_FAILED,
+            severity=Severity.WARNING,
+            rule=None,
+            message=(
+                f"The bridge could not process one input ({what}) and skipped it; "
+                "if a board looks wrong, ask for a resync."
+            ),
+            details={"input": what, "link": link, "error": type(error).__name__},
+        )
+        return self._event(alert)
 
     def state_publication(self, now: float) -> Publication:
         payload = self._envelope.wrap(seq=None, ts=self._ts(now), t=now, kind="state")
@@ -308,7 +362,9 @@ class Bridge:
         if payload["seq"] < self._publish_from_seq:
             return Output(events=(payload,))
         publications = [*event_publications(self.topics, payload), self.state_publication(event.t)]
-        if isinstance(event, MovePlayed | Takeback | ResultDecided | ResultRevoked):
+        if isinstance(
+            event, MovePlayed | Takeback | ResultDecided | ResultRevoked | PositionAccepted | PocketSet
+        ):
             publications.append(self._bpgn_publication())
         return Output(tuple(publications), events=(payload,))
 
@@ -319,7 +375,7 @@ class Bridge:
                 view.last_move = event.move.uci
                 view.status = "playing"
                 self._game_events.append(event)
-            case Takeback():
+            case Takeback() | PositionAccepted() | PocketSet():
                 self._game_events.append(event)
             case Mate():
                 self._views[event.board].status = _MATE_STATUS[event.status]
@@ -416,6 +472,7 @@ class Bridge:
             "accept": self._cmd_accept,
             "confirm_claim": self._cmd_confirm_claim,
             "revoke_result": self._cmd_revoke_result,
+            "set_pocket": self._cmd_set_pocket,
         }
 
     def _handler(
@@ -424,7 +481,7 @@ class Bridge:
         commands = self._commands()
         if verb not in commands:
             known = ", ".join(sorted(commands))
-            raise CommandError(f"unknown verb {verb!r}; known verbs: {known}")
+            raise CommandError(f"unknown verb {printable_verb(verb)}; known verbs: {known}")
         return commands[verb]
 
     def _cmd_status(self, request: Mapping[str, Any], now: float) -> tuple[dict[str, Any], Output]:
@@ -480,7 +537,48 @@ class Bridge:
     def _cmd_accept(self, request: Mapping[str, Any], now: float) -> tuple[dict[str, Any], Output]:
         _expect_keys(request, ("board",))
         board = _board_argument(request)
-        return {}, self._handle(self._reconstructor.accept(board, now), now)
+        try:
+            outcomes = self._reconstructor.accept(board, now)
+        except ValueError as error:
+            raise CommandError(f"cannot accept the position of board {board}: {error}") from error
+        match = self._reconstructor.match
+        result = {"ply": match.ply(board), "fen": match.fen(board)}
+        return result, self._handle(outcomes, now)
+
+    def _cmd_set_pocket(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        _expect_keys(request, ("board", "color", "pieces"))
+        board = _board_argument(request)
+        color = _color_argument(request)
+        pieces = request.get("pieces")
+        if not isinstance(pieces, str):
+            raise CommandError('\'pieces\' must be a string of pocket letters, e.g. "PPN" or ""')
+        match = self._reconstructor.match
+        try:
+            events = match.set_pocket(board, color, pieces, t=now)
+        except ValueError as error:
+            raise CommandError(f"cannot set that pocket: {error}") from error
+        return {"pockets": match.pockets().as_dict()}, self._handle(events, now)
+
+    def _checkpoint(self) -> tuple[object, ...]:
+        """Everything a command may change, copied, so a failing command can be undone."""
+        config = self._config
+        # The frozen configuration is shared, not copied (it holds mapping proxies).
+        shared: dict[int, Any] = {
+            id(shared_object): shared_object
+            for shared_object in (config, config.rules, config.reconstructor, self._factory)
+        }
+        state = (self._reconstructor, self._views, self._game_events, self._next_seq, self._devices)
+        return copy.deepcopy(state, shared)
+
+    def _restore(self, checkpoint: tuple[object, ...]) -> None:
+        reconstructor, views, game_events, next_seq, devices = checkpoint
+        self._reconstructor = reconstructor  # type: ignore[assignment]
+        self._views = views  # type: ignore[assignment]
+        self._game_events = game_events  # type: ignore[assignment]
+        self._next_seq = next_seq  # type: ignore[assignment]
+        self._devices = devices  # type: ignore[assignment]
 
     def _cmd_confirm_claim(
         self, request: Mapping[str, Any], now: float
@@ -537,14 +635,8 @@ _MATE_STATUS = {
 }
 
 
-def _parse_request(payload: bytes) -> dict[str, Any]:
-    try:
-        request = json.loads(payload or b"{}")
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CommandError(f"the request is not valid JSON: {error}") from error
-    if not isinstance(request, dict):
-        raise CommandError("the request must be a JSON object")
-    return request
+# Verbs that change nothing: no checkpoint to roll back to, nothing for the journal.
+READ_ONLY_VERBS = frozenset({"status"})
 
 
 def _expect_keys(request: Mapping[str, Any], allowed: Sequence[str]) -> None:
@@ -552,13 +644,6 @@ def _expect_keys(request: Mapping[str, Any], allowed: Sequence[str]) -> None:
     if unknown:
         expected = ", ".join(allowed) or "no arguments"
         raise CommandError(f"unknown argument(s) {', '.join(unknown)}; expected {expected}")
-
-
-def _color_argument(request: Mapping[str, Any]) -> chess.Color:
-    color = request.get("color")
-    if color not in ("white", "black"):
-        raise CommandError(f'\'color\' must be "white" or "black", not {color!r}')
-    return bool(color == "white")
 
 
 def _decided_after(event: MatchEvent, *, decided_before: bool) -> bool:
@@ -575,6 +660,13 @@ def _board_argument(request: Mapping[str, Any]) -> BoardId:
     if board not in ("A", "B"):
         raise CommandError(f'\'board\' must be "A" or "B", not {board!r}')
     return BoardId(board)
+
+
+def _color_argument(request: Mapping[str, Any]) -> chess.Color:
+    color = request.get("color")
+    if color not in ("white", "black"):
+        raise CommandError(f'\'color\' must be "white" or "black", not {color!r}')
+    return bool(color == "white")  # chess.WHITE is True
 
 
 def run_to(bridge: Bridge, until: float) -> Output:

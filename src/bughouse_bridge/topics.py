@@ -21,6 +21,8 @@ from bughouse_bridge.bughouse.events import (
     LinkChanged,
     Mate,
     MovePlayed,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     ResultRevoked,
     Stalemate,
@@ -217,6 +219,25 @@ def _takeback_fields(event: Takeback, _teams: Teams) -> dict[str, Any]:
     return {"board": str(event.board), "ply": event.ply}
 
 
+def _accepted_fields(event: PositionAccepted, _teams: Teams) -> dict[str, Any]:
+    return {
+        "board": str(event.board),
+        "ply": event.ply,
+        "fen": event.fen,
+        "pockets": event.pockets.as_dict(),
+    }
+
+
+def _pocket_set_fields(event: PocketSet, _teams: Teams) -> dict[str, Any]:
+    return {
+        "board": str(event.board),
+        "color": color_name(event.color),
+        "pieces": event.pieces,
+        "fen": event.fen,
+        "pockets": event.pockets.as_dict(),
+    }
+
+
 _EVENT_TYPES: dict[type, str] = {
     MovePlayed: "move",
     Alert: "alert",
@@ -229,6 +250,8 @@ _EVENT_TYPES: dict[type, str] = {
     ResultRevoked: "result_revoked",
     LinkChanged: "link",
     Takeback: "takeback",
+    PositionAccepted: "accepted",
+    PocketSet: "pocket_set",
 }
 
 # Each builder takes the event of its own type; the table is the one place that pairs them.
@@ -244,6 +267,8 @@ _FIELD_BUILDERS: dict[type, Callable[[Any, Teams], dict[str, Any]]] = {
     ResultRevoked: _revoked_fields,
     LinkChanged: _link_fields,
     Takeback: _takeback_fields,
+    PositionAccepted: _accepted_fields,
+    PocketSet: _pocket_set_fields,
 }
 
 

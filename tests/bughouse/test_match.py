@@ -217,6 +217,29 @@ def test_takeback_right_after_a_move_restores_both_boards(position, board):
     assert (match.fen(A), match.fen(B), match.pockets(), match.ply(board)) == before
 
 
+def test_after_a_mate_the_other_board_offers_only_moves_the_match_plays(kit):
+    """The cause of a flaky property (seed 55 under dsj): a mate on A decided the match, yet
+    B's position listed moves that ``judge`` then refused. A result never blinds the referee
+    (issue 8 item 4), so B's moves are offered *and* played."""
+    match = kit.match("fics", a="7k/7p/8/8/8/8/1B6/K7[Q] w - - 0 1")
+    match.play(kit.move(A, "Q@g7"), t=1.0)
+    assert match.result is not None
+    offered = match.legal_moves(B)
+    assert len(offered) == match.position(B).legal_moves.count() == 20
+    assert len(match.successors(B)) == 20
+    for move in offered:
+        match.copy().play(move, t=2.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6))
+def test_every_offered_move_can_be_played_even_after_a_result(preset, seed):
+    match = random_match(preset, seed, plies=160)
+    for board in BoardId:
+        for move in match.legal_moves(board)[:8]:
+            match.copy().play(move, t=0.0)
+
+
 # --- takeback across boards -----------------------------------------------------------------
 
 

@@ -334,7 +334,7 @@ async def test_mqtt5_response_topic_and_correlation_data(tmp_path, topic_root):
     link = make_link(outbox, SHARED_PORT, topic_root, on_request=handler, mqtt5=True)
     task = asyncio.create_task(link.run(), name="mqtt")
     await wait_until(lambda: link.connected)
-    reply_topic = f"{topic_root}/my-reply"
+    reply_topic = f"{topic_root}/bridge/t1/response/console-7/r1"
     protocol = aiomqtt.ProtocolVersion.V5
     async with aiomqtt.Client("127.0.0.1", SHARED_PORT, protocol=protocol) as client:
         await client.subscribe(reply_topic, qos=1)

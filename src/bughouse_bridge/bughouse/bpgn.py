@@ -45,6 +45,9 @@ from bughouse_bridge.bughouse.events import (
     MovePlayed,
     ResultDecided,
     ResultRevoked,
+    PocketSet,
+    PositionAccepted,
+    ResultDecided,
     StealInfo,
     Takeback,
 )
@@ -701,16 +704,22 @@ def game_from_match_log(
     """The game so far, from the match's event stream: moves (takebacks undone) and result.
 
     Moves read after a standing result are not part of the game; a revoked result lets them in.
+    An arbiter's correction (``PositionAccepted``, ``PocketSet``) becomes a comment after the move
+    it followed (an opening comment before the first move): ``{accepted A: <FEN>}``,
+    ``{pocket A white: PPN}`` — see docs/bpgn.md.
     """
     played: list[MovePlayed] = []
+    notes: list[tuple[int, str]] = []  # (moves played before it, comment)
     decided: ResultDecided | None = None
     cut: int | None = None  # how many moves the game had when its result was decided
     for event in events:
         if isinstance(event, MovePlayed):
             played.append(event)
         elif isinstance(event, Takeback):
-            played = _after_takeback(played, event)
+            played, notes = _after_takeback(played, event, notes)
             cut = None if cut is None else min(cut, len(played))
+        elif isinstance(event, PositionAccepted | PocketSet):
+            notes.append((len(played), correction_comment(event)))
         elif isinstance(event, ResultDecided):
             decided = event
             cut = len(played) if cut is None else cut
@@ -724,10 +733,12 @@ def game_from_match_log(
             event.san,
             None if event.clock_ms is None else event.clock_ms / 1000,
             event.steal,
+            tuple(text for after, text in notes if after == index + 1),
         )
-        for event in played
+        for index, event in enumerate(played)
     ]
-    game = game_from_moves(moves, tags=tags, comments=comments)
+    opening = [*comments, *(text for after, text in notes if after == 0)]
+    game = game_from_moves(moves, tags=tags, comments=opening)
     if decided is None:
         return game
     closing = closing_comment_for(decided, game.players)
@@ -739,16 +750,28 @@ def game_from_match_log(
     )
 
 
-def _after_takeback(played: list[MovePlayed], takeback: Takeback) -> list[MovePlayed]:
-    kept: list[MovePlayed] = []
+def correction_comment(event: PositionAccepted | PocketSet) -> str:
+    """The BPGN comment of an arbiter's correction (machine-readable, like ``steal``)."""
+    if isinstance(event, PositionAccepted):
+        return f"accepted {event.board}: {event.fen}"
+    return f"pocket {event.board} {color_name(event.color)}: {event.pieces}"
+
+
+def _after_takeback(
+    played: list[MovePlayed], takeback: Takeback, notes: list[tuple[int, str]]
+) -> tuple[list[MovePlayed], list[tuple[int, str]]]:
+    """The moves without the ones taken back; a comment that followed a removed move follows
+    its predecessor in the move list."""
+    removed: list[int] = []
     plies = 0
-    for event in played:
+    for index, event in enumerate(played):
         if event.board is takeback.board:
             plies += 1
             if plies > takeback.ply:
-                continue
-        kept.append(event)
-    return kept
+                removed.append(index)
+    kept = [event for index, event in enumerate(played) if index not in removed]
+    shifted = [(after - sum(r < after for r in removed), text) for after, text in notes]
+    return kept, shifted
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from bughouse_bridge.bughouse.events import (
     MateStatus,
     MovePlayed,
     Pockets,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     ResultRevoked,
     Severity,
@@ -120,6 +122,20 @@ class _ResultRevoked:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Accepted:
+    t: float
+    board: BoardId
+    placement: str  # board FEN (placement only), as the sensors saw it
+
+
+@dataclass(frozen=True, slots=True)
+class _PocketSet:
+    t: float
+    seat: Seat
+    pieces: str
+
+
 _Entry = (
     _Played
     | _DropRemoved
@@ -128,6 +144,8 @@ _Entry = (
     | _IllegalSeen
     | _ClaimConfirmed
     | _ResultRevoked
+    | _Accepted
+    | _PocketSet
 )
 
 
@@ -216,6 +234,7 @@ class Match:
         return self._state.plights[board].plight
 
     def legal_moves(self, board: BoardId) -> list[BughouseMove]:
+        """Exactly the moves ``judge`` calls legal (a decided match is still judged)."""
         return legality.legal_moves(self._rules, self._state.boards, board)
 
     def successors(self, board: BoardId) -> list[Successor]:
@@ -619,6 +638,67 @@ class Match:
         ]
         return events + self._decide_mates(finals, t)
 
+    # --- arbiter corrections -------------------------------------------------------------------
+
+    def accept_placement(self, board: BoardId, placement: str, *, t: float) -> list[MatchEvent]:
+        """The arbiter accepts ``placement`` (a board FEN) as the position of ``board``.
+
+        Only that board changes: its log and ply count go on (the log gets an entry, so a
+        takeback replays it), the side to move and every pocket stay, castling rights that the
+        placement contradicts and the en-passant square go. Mates and stalemates are judged anew.
+        ValueError for a placement that is not one (bad FEN, not exactly one king a side).
+        """
+        _check_placement(placement)
+        self._state.log.append(_Accepted(t, board, placement))
+        return self._accept(board, placement, t)
+
+    def _accept(self, board_id: BoardId, placement: str, t: float) -> list[MatchEvent]:
+        board = self._state.boards[board_id]
+        board.set_board_fen(placement)
+        board.castling_rights = board.clean_castling_rights()
+        board.ep_square = None
+        self._state.forced_drops.pop(board_id, None)
+        accepted = PositionAccepted(
+            t, board_id, self._state.plies[board_id], self.fen(board_id), self.pockets()
+        )
+        return [accepted, *self._rejudge(board_id, t)]
+
+    def set_pocket(
+        self, board: BoardId, color: chess.Color, pieces: str, *, t: float
+    ) -> list[MatchEvent]:
+        """The arbiter sets the pocket of ``color`` on ``board`` to ``pieces`` (e.g. ``"PPN"``).
+
+        The pocket is then exactly that: pieces the player owed for a forced drop are forgiven.
+        ValueError for letters other than P N B R Q.
+        """
+        letters = _pocket_pieces(pieces)
+        seat = Seat(board, color)
+        self._state.log.append(_PocketSet(t, seat, letters))
+        return self._set_pocket(seat, letters, t)
+
+    def _set_pocket(self, seat: Seat, letters: str, t: float) -> list[MatchEvent]:
+        board = self._state.boards[seat.board]
+        board.pockets[seat.color] = chess.variant.CrazyhousePocket(letters.lower())
+        board.debts[seat.color].clear()
+        pocket_set = PocketSet(
+            t,
+            seat.board,
+            seat.color,
+            pocket_letters(board.pockets[seat.color]),
+            self.fen(seat.board),
+            self.pockets(),
+        )
+        return [pocket_set, *self._rejudge(seat.board, t)]
+
+    def _rejudge(self, board_id: BoardId, t: float) -> list[MatchEvent]:
+        """Mates and stalemates of both boards after a correction, as after a move there."""
+        mover = Seat(board_id, not self._state.boards[board_id].turn)
+        finals: list[Seat] = []
+        events: list[MatchEvent] = []
+        for other in (board_id, board_id.other):
+            events += self._reevaluate(other, mover, t, finals)
+        return events + self._decide_mates(finals, t)
+
     # --- takeback ------------------------------------------------------------------------------
 
     def takeback(self, board: BoardId, *, t: float) -> list[MatchEvent]:
@@ -629,6 +709,11 @@ class Match:
         """
         log = self._state.log
         index = _last_ply_index(log, board)
+        if any(isinstance(e, _Accepted) and e.board is board for e in log[index:]):
+            raise ValueError(
+                f"the position of board {board} was accepted after its last move; "
+                "correct it with accept or set_pocket instead"
+            )
         kept = [e for i, e in enumerate(log) if i != index and not _removal_of(e, board, i, index)]
         rebuilt = Match(self._rules, fens=self._fens)
         try:
@@ -660,6 +745,10 @@ class Match:
                 self._replay_claim(entry)
             elif isinstance(entry, _ResultRevoked):
                 self.revoke_result(t=entry.t, reason=entry.reason)
+            elif isinstance(entry, _Accepted):
+                self.accept_placement(entry.board, entry.placement, t=entry.t)
+            elif isinstance(entry, _PocketSet):
+                self.set_pocket(entry.seat.board, entry.seat.color, entry.pieces, t=entry.t)
             else:
                 self.set_result(entry.winner_team, entry.board, entry.reason, t=entry.t)
 
@@ -675,6 +764,30 @@ def _last_ply_index(log: list[_Entry], board: BoardId) -> int:
 def _removal_of(entry: _Entry, board: BoardId, position: int, ply_index: int) -> bool:
     """The removal of the illegal drop that is being taken back goes with it."""
     return isinstance(entry, _DropRemoved) and entry.board is board and position > ply_index
+
+
+def _check_placement(placement: str) -> None:
+    try:
+        board = chess.BaseBoard(placement)
+    except ValueError as error:
+        raise ValueError(f"not a board placement: {placement!r}") from error
+    for color in chess.COLORS:
+        if len(board.pieces(chess.KING, color)) != 1:
+            raise ValueError(f"the placement needs exactly one {chess.COLOR_NAMES[color]} king")
+
+
+_MAX_POCKET = 30  # every non-king piece of both colours of one board
+
+
+def _pocket_pieces(pieces: str) -> str:
+    """Validated pocket letters (upper case); ValueError names what is wrong."""
+    letters = pieces.upper()
+    wrong = sorted(set(letters) - set("PNBRQ"))
+    if wrong:
+        raise ValueError(f"a pocket holds only P, N, B, R and Q, not {''.join(wrong)!r}")
+    if len(letters) > _MAX_POCKET:
+        raise ValueError(f"a pocket holds at most {_MAX_POCKET} pieces")
+    return letters
 
 
 def _bpgn_result(winner_team: int | None, board: BoardId) -> str:

@@ -96,6 +96,7 @@ class AlertCode(StrEnum):
     RESULT_SIGNAL = "result_signal"
     LINK_LOST = "link_lost"
     LINK_BACK = "link_back"
+    INPUT_FAILED = "input_failed"  # the bridge could not process one input; it was skipped
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bughouse_bridge import __version__
-from bughouse_bridge.bridge import Bridge, Output
+from bughouse_bridge.bridge import READ_ONLY_VERBS, Bridge, Output
 from bughouse_bridge.daemon import systemd
 from bughouse_bridge.daemon.wiring import bridge_config
 from bughouse_bridge.drivers.broker import EmbeddedBroker
@@ -150,20 +150,47 @@ class Daemon:
         return replayed
 
     def _replay_entry(self, entry: JournalEntry) -> Output:
+        """One journal record through the bridge; a record that fails is skipped with an alert
+        (exactly as it was when it first failed live), so no record can stop a start-up."""
         match entry.kind:
             case EntryKind.RX if entry.link is not None and entry.data is not None:
-                return self.bridge.receive(entry.link, entry.data, entry.t)
+                link, data = entry.link, entry.data
+                return self._guarded(
+                    "rx", entry.t, lambda: self.bridge.receive(link, data, entry.t), link=link
+                )
             case EntryKind.TIMER:
-                return self.bridge.on_timer(entry.t)
+                return self._guarded("timer", entry.t, lambda: self.bridge.on_timer(entry.t))
             case EntryKind.LINK if entry.link is not None:
-                return self.bridge.link_state(
-                    entry.link, entry.t, connected=bool(entry.connected), port=None
+                link = entry.link
+                return self._guarded(
+                    "link",
+                    entry.t,
+                    lambda: self.bridge.link_state(
+                        link, entry.t, connected=bool(entry.connected), port=None
+                    ),
+                    link=link,
                 )
             case EntryKind.COMMAND if entry.text is not None:
+                # Journals written before requests were journalled only on success may hold a
+                # poisoned request: ``command`` answers it ok: false and it changes nothing.
                 _, output = self.bridge.command(entry.text, entry.data or b"", entry.t)
                 return output
             case _:
                 return Output()
+
+    def _guarded(
+        self, what: str, t: float, step: Callable[[], Output], *, link: str | None = None
+    ) -> Output:
+        """Run one pipeline step; a step that raises (a bug) is logged, alerted and skipped.
+
+        The same input fails the same way when the journal is replayed, so the alert (and every
+        event number after it) comes out identical on resume.
+        """
+        try:
+            return step()
+        except Exception as error:
+            logger.exception("the bridge failed on one %s input at t=%.3f; skipped", what, t)
+            return self.bridge.input_failed(what, error, t, link=link)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -306,7 +333,7 @@ class Daemon:
     def _fire_timer(self) -> Output:
         now = self.clock.now()
         self.journal.append_timer(now)
-        return self.bridge.on_timer(now)
+        return self._guarded("timer", now, lambda: self.bridge.on_timer(now))
 
     def _process(self, item: Inbound) -> Output:
         match item:
@@ -314,20 +341,49 @@ class Daemon:
                 self.journal.append_rx(item.link, item.data, item.t)
                 if self._recorder is not None:
                     self._recorder.rx(item.link, item.data, item.t)
-                return self.bridge.receive(item.link, item.data, item.t)
+                received = item
+                return self._guarded(
+                    "rx",
+                    item.t,
+                    lambda: self.bridge.receive(received.link, received.data, received.t),
+                    link=item.link,
+                )
             case LinkChange():
                 self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
-                return self.bridge.link_state(
-                    item.link, item.t, connected=item.connected, port=item.port
+                change = item
+                return self._guarded(
+                    "link",
+                    item.t,
+                    lambda: self.bridge.link_state(
+                        change.link, change.t, connected=change.connected, port=change.port
+                    ),
+                    link=item.link,
                 )
             case ArbiterRequest():
                 return self._answer(item)
 
     def _answer(self, item: ArbiterRequest) -> Output:
+        """Carry out a request, then journal it — only if it was carried out.
+
+        ``Bridge.command`` validates the request fully (limits, arguments) and rolls back a
+        handler that fails, so a refused or failed request changed nothing: leaving it out of the
+        journal keeps a resume exact and means a poisoned request is never replayed. Nothing else
+        runs between the two steps (one core consumer), so the journal order stays the order of
+        processing; ``_route`` flushes the journal before the events reach the outbox.
+        """
         now = self.clock.now()
         request = item.request
-        self.journal.append_command(request.verb, request.payload, now)
         response, output = self.bridge.command(request.verb, request.payload, now)
+        if response["ok"]:
+            if request.verb not in READ_ONLY_VERBS:
+                self.journal.append_command(request.verb, request.payload, now)
+        elif self.bridge.last_command_failure is not None:
+            failure = self.bridge.last_command_failure
+            logger.error(
+                "request %r failed: %s", request.verb[:64], response["error"], exc_info=failure
+            )
+        else:
+            logger.info("request %r refused: %s", request.verb[:64], response["error"])
         if not item.answer.done():
             item.answer.set_result(self.bridge.encode_response(response))
         return output

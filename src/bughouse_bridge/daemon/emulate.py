@@ -2,17 +2,23 @@
 
 Prints the two device paths (and the symlinks made in ``--link-dir``), waits for a host to talk
 to both boards (or starts after ``--wait-host`` seconds), then plays the game at human pace
-(``--speed N``: think times N times shorter). At the end it exits, keeps the final position
-(``--hold``) or sets the pieces up again and replays (``--loop``).
+(``--speed N``: think times N times shorter; at every speed a drop waits for the capture on the
+other board that supplies it, as in ``demo``). ``--unplug A:30:10`` pulls board A's cable 30 s
+after the clocks start and plugs it back 10 s later (the pieces keep moving meanwhile). At the end
+it exits, keeps the final position (``--hold``) or sets the pieces up again and replays
+(``--loop``).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import functools
+import math
 import random
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,13 +29,15 @@ from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
 from bughouse_bridge.emulator.clock import ClockConfig
 from bughouse_bridge.emulator.game import Pace, game_scenario
+from bughouse_bridge.emulator.scenario import Replug, TimedAction, Unplug
 
 if TYPE_CHECKING:
-    import argparse
+    from collections.abc import Iterable, Mapping
 
     import chess
 
     from bughouse_bridge.bughouse.bpgn import BpgnGame
+    from bughouse_bridge.bughouse.rules import RuleSet
     from bughouse_bridge.emulator.game import GamePlan
 
 CLOCK_KINDS: dict[str, ClockType | None] = {
@@ -38,6 +46,80 @@ CLOCK_KINDS: dict[str, ClockType | None] = {
     "none": None,
 }
 HANDSHAKE_GRACE = 1.5  # after the host's first bytes, let it finish its handshake
+
+
+LINKS = ("A", "B")
+# Link actions sort after every scenario action at the same instant.
+_LINK_ACTION_SEQ = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class UnplugSpec:
+    """``--unplug LINK:AT:FOR``: pull ``link`` ``at`` s after the clocks start, for ``for_`` s."""
+
+    link: str
+    at: float
+    for_: float
+
+
+def parse_unplug(text: str) -> UnplugSpec:
+    """``"A:30:10"`` → ``UnplugSpec("A", 30.0, 10.0)``; ValueError with the reason otherwise."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"{text!r} is not LINK:AT:FOR (e.g. A:30:10)")
+    link, at_text, for_text = parts
+    link = link.upper()
+    if link not in LINKS:
+        raise ValueError(f"{text!r}: the link must be A or B")
+    try:
+        at, for_ = float(at_text), float(for_text)
+    except ValueError as error:
+        raise ValueError(f"{text!r}: AT and FOR are seconds, e.g. A:30:10") from error
+    if not (at >= 0 and for_ > 0) or not (math.isfinite(at) and math.isfinite(for_)):
+        raise ValueError(f"{text!r}: AT must be >= 0 and FOR > 0 seconds")
+    return UnplugSpec(link, at, for_)
+
+
+def unplug_actions(specs: Iterable[UnplugSpec], start: float) -> list[TimedAction]:
+    """The pty actions of ``--unplug``: times on the plan's clock (``start`` = clocks start)."""
+    actions: list[TimedAction] = []
+    for index, spec in enumerate(specs):
+        seq = _LINK_ACTION_SEQ + 2 * index
+        pulled = start + spec.at
+        actions.append(TimedAction(pulled, seq, spec.link, Unplug()))
+        actions.append(TimedAction(pulled + spec.for_, seq + 1, spec.link, Replug()))
+    return actions
+
+
+def emulation_plan(  # noqa: PLR0913 - plain keywords
+    game: BpgnGame,
+    *,
+    rules: RuleSet,
+    configs: Mapping[str, BoardConfig],
+    seed: int,
+    speed: float,
+    set_up: Mapping[str, chess.BaseBoard] | None = None,
+    with_host: bool = False,
+) -> GamePlan:
+    """The plan ``emulate`` plays: the demo's pace, which keeps the cross-board order (a drop
+    waits for the capture that supplies it) at every speed. ``with_host`` adds a scripted host
+    (tests replay the plan without a real one)."""
+    return game_scenario(
+        game,
+        rules=rules,
+        configs=configs,
+        seed=seed,
+        pace=Pace.fast(speed),
+        with_host=with_host,
+        set_up_from=set_up,
+    )
+
+
+def _unplug_argument(text: str) -> UnplugSpec:
+    try:
+        return parse_unplug(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +134,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game-index", type=int, default=0, help="which game of the file")
     parser.add_argument(
         "--wait-host", type=float, default=10.0, help="seconds to wait for a host (then start)"
+    )
+    parser.add_argument(
+        "--unplug",
+        type=_unplug_argument,
+        action="append",
+        default=[],
+        metavar="LINK:AT:FOR",
+        help="pull board LINK's cable AT seconds after the clocks start, for FOR seconds "
+        "(repeatable; e.g. A:30:10)",
     )
 
 
@@ -105,16 +196,15 @@ async def _emulate(game: BpgnGame, args: argparse.Namespace) -> int:
         set_up: dict[str, chess.BaseBoard] | None = None
         seed = args.seed
         while True:
-            plan = game_scenario(
+            plan = emulation_plan(
                 game,
                 rules=get_preset(args.rules),
                 configs=configs,
                 seed=seed,
-                pace=Pace(speed=args.speed),
-                with_host=False,
-                set_up_from=set_up,
+                speed=args.speed,
+                set_up=set_up,
             )
-            await play_plan(plan, runners)
+            await play_plan(plan, runners, extra=unplug_actions(args.unplug, plan.start))
             if not args.loop:
                 break
             set_up, seed = plan.final, seed + 1
@@ -138,18 +228,28 @@ async def wait_for_hosts(runners: dict[str, PtyEmulator], patience: float) -> No
 
 
 async def play_plan(
-    plan: GamePlan, runners: dict[str, PtyEmulator], *, announce: bool = True
+    plan: GamePlan,
+    runners: dict[str, PtyEmulator],
+    *,
+    announce: bool = True,
+    extra: Iterable[TimedAction] = (),
 ) -> None:
+    """Play ``plan`` on the ptys from now on; ``extra`` adds link actions (``--unplug``)."""
     loop = asyncio.get_running_loop()
     any_runner = next(iter(runners.values()))
     offset = any_runner.now()
-    actions = plan.scenario.sorted_actions()
+    extra = list(extra)
+    actions = sorted([*plan.scenario.sorted_actions(), *extra], key=lambda a: (a.t, a.seq))
     for runner in runners.values():
         runner.play(actions, offset=offset)
     origin = loop.time() - offset
     for planned in plan.moves if announce else ():
         text = f"{planned.label} {planned.san}"
         loop.call_at(origin + offset + planned.pressed, functools.partial(print, text, flush=True))
+    for action in extra if announce else ():
+        what = "unplugged" if isinstance(action.action, Unplug) else "plugged back in"
+        text = f"board {action.link} {what}"
+        loop.call_at(origin + offset + action.t, functools.partial(print, text, flush=True))
     for runner in runners.values():
         await runner.finished()
     await asyncio.sleep(max(0.0, origin + offset + plan.end - loop.time()))

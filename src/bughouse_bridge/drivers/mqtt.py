@@ -293,12 +293,23 @@ class MqttLink:
                 await self._respond(client, request, response)
 
     async def _respond(self, client: aiomqtt.Client, request: Request, response: bytes) -> None:
-        topic = request.response_topic or f"{self._bridge_topic}/response/{request.verb}"
+        topic = response_topic(self._bridge_topic, request)
+        if request.response_topic is not None and topic != request.response_topic:
+            logger.warning(
+                "request %r named response topic %r outside %s/response/; answered on %s",
+                request.verb[:64],
+                request.response_topic[:200],
+                self._bridge_topic,
+                topic,
+            )
         properties = None
         if self._mqtt5 and request.correlation_data is not None:
             properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
             properties.CorrelationData = request.correlation_data
-        await client.publish(topic, response, qos=1, properties=properties)
+        try:
+            await client.publish(topic, response, qos=1, properties=properties)
+        except ValueError:  # paho refuses the topic or payload: the request is lost, not the link
+            logger.exception("could not answer request %r on %r", request.verb[:64], topic)
 
     async def _say_offline_on_cancel(self, client: aiomqtt.Client) -> None:
         # Cancelled (e.g. the TaskGroup is shutting down): best effort, a short wait at most.
@@ -327,6 +338,29 @@ class MqttLink:
 
 class _Stopped(Exception):  # noqa: N818 - a signal inside the session, not an error
     pass
+
+
+def response_topic(bridge_topic: str, request: Request) -> str:
+    """Where the answer goes: the MQTT 5 response topic only when it lies under the bridge's own
+    ``…/response/`` prefix, else the default ``…/response/<verb>``.
+
+    A requester must not make the bridge publish on a match's ``events`` or ``state`` topic, or
+    on anybody else's; wildcards and NUL are not publishable at all.
+    """
+    prefix = f"{bridge_topic}/response/"
+    asked = request.response_topic
+    if (
+        asked is not None
+        and asked.startswith(prefix)
+        and len(asked) > len(prefix)
+        and len(asked.encode("utf-8", "replace")) <= MAX_TOPIC_BYTES
+        and not any(char in asked for char in "+#\0")
+    ):
+        return asked
+    return prefix + request.verb
+
+
+MAX_TOPIC_BYTES = 65_535  # MQTT's limit for a topic name
 
 
 def _request_from(message: aiomqtt.Message) -> Request:

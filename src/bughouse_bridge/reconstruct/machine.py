@@ -208,7 +208,9 @@ class MatchReconstructor:
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
         """The arbiter declares the physical position right: play the one move that explains it
-        (forced), or else restart the board from the physical placement (its move log is lost)."""
+        (forced), or else the placement becomes that board's position (``Match.accept_placement``:
+        its log and ply numbering go on, the other board and the pockets stay).
+        ValueError when the placement cannot be a position (no king, two kings)."""
         physical = self._physical(board)
         if physical is None or physical == self._match.board_fen(board):
             return []
@@ -218,8 +220,8 @@ class MatchReconstructor:
             except ValueError:
                 continue
             return self._after_commit(board, move, events, now)
-        self._match = _rebuilt(self._match, board, physical)
-        return self._resolved(board, now, "the arbiter accepted the position")
+        accepted: list[Outcome] = [*self._match.accept_placement(board, physical, t=now)]
+        return accepted + self._resolved(board, now, "the arbiter accepted the position")
 
     def new_game(self, now: float) -> list[Outcome]:
         self._match = Match(self._match.rules)
@@ -872,11 +874,3 @@ class MatchReconstructor:
 
 def _has_alert(events: Sequence[MatchEvent], code: AlertCode | None) -> bool:
     return any(getattr(event, "code", None) is code for event in events)
-
-
-def _rebuilt(match: Match, board: BoardId, physical: str) -> Match:
-    position = match.position(board)
-    position.set_board_fen(physical)
-    position.castling_rights = position.clean_castling_rights()
-    fens = {board: position.fen(), board.other: match.fen(board.other)}
-    return Match(match.rules, fens=fens)
