@@ -22,6 +22,7 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import (
@@ -83,6 +84,20 @@ class _Press:
     clock_ms: int | None
 
 
+class Firmness(Enum):
+    """How firmly a board's last committed move stands: what a human arbiter would still revise.
+
+    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
+    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
+    (a transient during the opponent's move can fit "the position before it plus another move").
+    """
+
+    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
+    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
+    PRESSED = "pressed"  # committed with its press on a settled board
+    FINAL = "final"  # pressed and then stood ``press_grace`` while the opponent's clock ran
+
+
 @dataclass(slots=True)
 class _Board:
     """Everything the reconstructor remembers about one board."""
@@ -93,7 +108,8 @@ class _Board:
     connected: bool = True
     resync: bool = False
     was_lost: bool = False  # only a link that went silent can be "back"
-    hasty: bool = False  # the last commit came on a press before the board had settled
+    firmness: Firmness = Firmness.OPEN  # of the last committed move
+    confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
     press_owed: bool = False  # the last move was committed before its mover pressed the clock
     changed_at: float = 0.0
@@ -255,6 +271,7 @@ class MatchReconstructor:
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
             state.press_owed = False  # the late press of the move already committed
+            self._confirmed_late(board, now)
         for color in update.flags:
             out += self._flag(board, color, now)
         return out + self._both_clocks(now)
@@ -343,7 +360,9 @@ class MatchReconstructor:
         state = self._boards[board]
         if self._flipped(board, physical):
             return self._at_rest(board, now)
-        ours = self._match.ply(board) == state.committed_ply  # no takeback by the arbiter since
+        # No takeback by the arbiter since, and the last move not yet final.
+        final = state.firmness is Firmness.FINAL
+        ours = self._match.ply(board) == state.committed_ply and not final
         context = Context(
             now,
             state.correctable if ours else None,
@@ -352,7 +371,7 @@ class MatchReconstructor:
             pressed=state.press is not None,
             pending=state.pending,
             trail=frozenset(state.trail),
-            hasty=state.hasty if ours else False,
+            hasty=state.firmness is Firmness.HASTY if ours else False,
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):
@@ -514,6 +533,10 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         state.press_owed = state.press is None and self._clock_expected(board)
+        state.firmness = self._firmness_at_commit(board, now)
+        state.confirmed_at = now
+        if state.firmness is not Firmness.OPEN:
+            self._wake(board, now + self.config.press_grace)  # to see it stand
         state.press = None
         state.pending = None
         state.waiting = None
@@ -525,7 +548,6 @@ class MatchReconstructor:
         state.correctable = move
         state.parent = None
         state.stuck = False
-        state.hasty = now < state.changed_at + self.config.stability_window
         self._watch(events)
         out: list[Outcome] = [*events, *self._resolved(board, now, "")]
         if move.is_steal:
@@ -648,9 +670,38 @@ class MatchReconstructor:
                 best_distance = distance(physical, placement)
         return best
 
+    def _firmness_at_commit(self, board: BoardId, now: float) -> Firmness:
+        state = self._boards[board]
+        if state.press is None:
+            return Firmness.OPEN
+        if now < state.changed_at + self.config.stability_window:
+            return Firmness.HASTY
+        return Firmness.PRESSED
+
+    def _confirmed_late(self, board: BoardId, now: float) -> None:
+        """The press of a move committed before it came: the move now waits to stand."""
+        state = self._boards[board]
+        if state.firmness is Firmness.OPEN:
+            state.firmness = Firmness.PRESSED
+            state.confirmed_at = now
+            self._wake(board, now + self.config.press_grace)
+
+    def _firm_up(self, board: BoardId, now: float) -> None:
+        """A pressed move that has stood ``press_grace`` on the board since its press (so while
+        the opponent's clock ran) is final; ``press_grace`` also covers a scanner that lags."""
+        state = self._boards[board]
+        if state.firmness not in {Firmness.PRESSED, Firmness.HASTY}:
+            return
+        due = max(state.changed_at, state.confirmed_at) + self.config.press_grace
+        if now >= due:
+            state.firmness = Firmness.FINAL
+        else:
+            self._wake(board, due)
+
     def _at_rest(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
         state.stuck = False
+        self._firm_up(board, now)
         state.waiting = None
         if now >= state.changed_at + self.config.stability_window:
             state.pending = None  # the mover took the move back

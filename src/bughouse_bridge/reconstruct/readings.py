@@ -237,6 +237,10 @@ def _correction(
     last, parent = context.correctable, context.parent
     if last is None or parent is None:
         return None
+    # Only the mover's own hand revises a move: the piece it put down has moved on. A placement
+    # that leaves it standing (the opponent lifting a piece to capture) is not a correction.
+    if not _last_move_undone(match, board, physical, last):
+        return None
     # Cheap physics first: a takeback replays the whole match log.
     shapes = explaining_shapes(parent, physical[board])
     if not any(shape.color == parent.turn and shape.move != last.move for shape in shapes):
