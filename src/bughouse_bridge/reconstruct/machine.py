@@ -113,7 +113,8 @@ class _Board:
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
     press_owed: bool = False  # the last move was committed before its mover pressed the clock
     changed_at: float = 0.0
-    press: _Press | None = None
+    press: _Press | None = None  # the side to move's press, not yet matched by a move
+    later_presses: list[_Press] = field(default_factory=list)  # presses after it (replies)
     wake_at: float | None = None
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     problem: bool = False  # an alert about the placement is open; resolving it is announced
@@ -122,6 +123,7 @@ class _Board:
     pending: BughouseMove | None = None  # a settled legal move waiting for the press
     waiting: tuple[BughouseMove, float] | None = None  # a drop waiting for its piece, since
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
+    arrivals: list[tuple[chess.Square, chess.Piece]] = field(default_factory=list)  # in order
     parent: chess.Board | None = None  # the position before ``correctable``
     committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
     standing_drop: BughouseMove | None = None
@@ -166,6 +168,7 @@ class MatchReconstructor:
         link = str(board)
         if not connected:
             state.press = None
+            state.later_presses.clear()
             state.was_lost = True
             message = f"Board {board} and its clock went silent; moves there are not seen."
             return [
@@ -231,7 +234,10 @@ class MatchReconstructor:
         state = self._boards[board]
         piece = code_to_piece(update.piece & 0x0F)
         if piece is not None and state.rotated is not None:
-            state.trail.add((field_to_square(update.field, rotated=state.rotated), piece))
+            arrival = (field_to_square(update.field, rotated=state.rotated), piece)
+            state.trail.add(arrival)
+            state.arrivals.append(arrival)
+            del state.arrivals[:-_SEEN_KEPT]
 
     def _note_placement(self, board: BoardId) -> None:
         state = self._boards[board]
@@ -266,7 +272,11 @@ class MatchReconstructor:
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
-        if update.pressed_by is not None and update.pressed_by == turn:
+        if update.pressed_by is not None and state.press is not None:
+            # A press on top of one no move has matched yet: the board is plies behind.
+            state.later_presses.append(_Press(now, update.press_ms))
+            out += self._evaluate(board, now, pressed_now=True)
+        elif update.pressed_by is not None and update.pressed_by == turn:
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
@@ -369,8 +379,10 @@ class MatchReconstructor:
             state.parent if ours else None,
             state.standing_drop if ours else None,
             pressed=state.press is not None,
+            presses=1 + len(state.later_presses) if state.press is not None else 0,
             pending=state.pending,
             trail=frozenset(state.trail),
+            arrivals=tuple(state.arrivals),
             hasty=state.firmness is Firmness.HASTY if ours else False,
         )
         reading = read(self._match, board, self._placements(), context)
@@ -425,13 +437,15 @@ class MatchReconstructor:
     def _commit_several(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
     ) -> list[Outcome]:
-        expected = self._press_expected(board) and self._boards[board].press is None
+        state = self._boards[board]
+        expected = self._press_expected(board) and state.press is None
         color = self._match.turn(board)
         out: list[Outcome] = []
         for move in moves:
             if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
                 break
-            out += self._commit(board, move, now, clock_ms=None)
+            clock_ms = state.press.clock_ms if state.press is not None else None
+            out += self._commit(board, move, now, clock_ms=clock_ms)
         return out + ([self._no_press_alert(board, moves[0], color, now)] if expected else [])
 
     def _no_press_alert(
@@ -537,10 +551,11 @@ class MatchReconstructor:
         state.confirmed_at = now
         if state.firmness is not Firmness.OPEN:
             self._wake(board, now + self.config.press_grace)  # to see it stand
-        state.press = None
+        state.press = state.later_presses.pop(0) if state.later_presses else None
         state.pending = None
         state.waiting = None
         state.trail.clear()
+        state.arrivals.clear()
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now
@@ -713,6 +728,7 @@ class MatchReconstructor:
             self._wake(board, due)
             return out
         state.press = None
+        state.later_presses.clear()
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."
         return [*out, alert(now, board, color, AlertCode.CLOCK_WITHOUT_MOVE, message)]

@@ -101,12 +101,18 @@ class Context:
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
     hasty: bool = False  # the last move was committed by a press before the board had settled
+    presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
+    arrivals: tuple[tuple[chess.Square, chess.Piece], ...] = ()  # ``trail`` in order of arrival
 
 
 def read(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading:
     placement = physical[board]
+    if context.presses >= _CHAIN_MIN:  # the clock counted the plies: read exactly that many
+        plies = pressed_chain(match, board, physical, context)
+        if plies is not None:
+            return Legal(plies)
     candidates = one_ply(match, board, physical)
     for move, color, judgement in candidates:
         own = _own_move(move, color, judgement, match.turn(board))
@@ -294,6 +300,8 @@ def _before_last(match: Match, board: BoardId, context: Context) -> Match | None
 def _two_ply(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading | None:
+    if context.presses > 2:  # 3 presses are 3 plies: d2-d3 … d3-d4 is not d2-d4
+        return None
     pairs = _two_ply_pairs(match, board, physical, context.now)
     chosen = _choose_pair(pairs, match.position(board), context)
     return None if chosen is None else Legal(chosen)
@@ -385,3 +393,68 @@ def _distinct_latest_first(seen: Sequence[str], *, skip: str) -> list[str]:
 
 # Each try replays up to two plies of search; the last few placements are where a lost move is.
 _PASSING_POSITIONS_TRIED = 8
+
+
+# A chain is read from the clock's count when the board fell two or more plies behind.
+_CHAIN_MIN = 2
+_CHAIN_MAX = 8  # the longest chain searched (each ply must put down a piece seen arriving)
+
+
+def pressed_chain(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> tuple[BughouseMove, ...] | None:
+    """Premove-speed play, where the board is never still: the clock was pressed ``presses``
+    times since the last commit, so that many plies were made. The plies that end exactly on the
+    physical placement, each putting down a piece the scanner saw arriving since the last commit,
+    in the order the pieces arrived; if unique. Else the same one press short (the last reply
+    pressed while its piece was still in the hand)."""
+    for plies in (context.presses, context.presses - 1):
+        if _CHAIN_MIN <= plies <= _CHAIN_MAX:
+            search = _ChainSearch(board, physical[board], context.arrivals, context.now)
+            found = search.chains(match, plies, 0)
+            if len(found) == 1:
+                return found[0]
+            if found:
+                return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _ChainSearch:
+    board: BoardId
+    target: str
+    arrivals: tuple[tuple[chess.Square, chess.Piece], ...]
+    now: float
+
+    def chains(self, match: Match, plies: int, start: int) -> list[tuple[BughouseMove, ...]]:
+        """Chains of ``plies`` legal plies to the target, arriving at ``arrivals[start:]``."""
+        if plies == 0:
+            return [()] if match.board_fen(self.board) == self.target else []
+        found: list[tuple[BughouseMove, ...]] = []
+        for move, index in self._next_moves(match, start):
+            after = match.copy()
+            try:
+                after.play(move, t=self.now)
+            except ValueError:
+                continue
+            found += [(move, *rest) for rest in self.chains(after, plies - 1, index + 1)]
+            if len(found) > 1:
+                break  # ambiguous: no need to look further
+        return found
+
+    def _next_moves(self, match: Match, start: int) -> list[tuple[BughouseMove, int]]:
+        """Legal moves of the side to move whose piece arrived at ``start`` or later (the
+        first such arrival), cheap tests first."""
+        position = match.position(self.board)
+        first: dict[tuple[chess.Square, chess.Piece], int] = {}
+        for index in range(start, len(self.arrivals)):
+            first.setdefault(self.arrivals[index], index)
+        squares = {square for square, piece in first if piece.color == position.turn}
+        moves = []
+        for move in position.legal_moves:
+            index = first.get(_arrival(position, move)) if move.to_square in squares else None
+            if index is not None:
+                candidate = BughouseMove(self.board, move)
+                if match.judge(candidate).legal:
+                    moves.append((candidate, index))
+        return moves
