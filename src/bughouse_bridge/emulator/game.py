@@ -170,8 +170,9 @@ class _Planner:
         think = self._think(bpgn_move.board, bpgn_move.color, bpgn_move.clock)
         # The clock keeps running while the hands work: start early so the press lands on time.
         gap = max(think - self._handling, self._least, self.pace.min_reply)
-        # The reply never starts before the last mover's hand has left the board.
-        sc.t = max(self.turn_started[board_id] + gap, self.hands_free[board_id])
+        # After an early press, the reply starts once the last piece is down (as fast as ever).
+        fastest = max(self._least, self.pace.min_reply)
+        sc.t = max(self.turn_started[board_id] + gap, self.hands_free[board_id] + fastest)
         if self.pace.partner_order and (move.is_drop or move.is_steal):
             sc.t = max(sc.t, self.last_pressed[board_id.other] + self.pace.partner_margin)
         started = sc.t

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
+import chess
+
 from bughouse_bridge.bughouse.events import (
     Alert,
     Clocks,
@@ -61,6 +63,7 @@ from bughouse_bridge.reconstruct.readings import (
     Signal,
     Unexplained,
     Waiting,
+    arrival_of,
     one_ply,
     read,
     through_passing_positions,
@@ -69,8 +72,6 @@ from bughouse_bridge.reconstruct.shapes import explaining_shapes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-    import chess
 
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
 
@@ -288,12 +289,16 @@ class MatchReconstructor:
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
         """Commit at once. If the board already moved on past a settled legal move (the
-        opponent reaching for a piece before the press message came), that move was it."""
+        opponent reaching for a piece before the press message came), that move was it, unless
+        its piece has left its square: the mover's slide going on, or the opponent lifting it
+        to capture, which later plies (and their presses) tell apart."""
         state = self._boards[board]
         pending = state.pending
         out = self._evaluate(board, now, pressed_now=True)
         press = state.press
         if pending is None or press is None or not self._match.judge(pending).legal:
+            return out
+        if not self._still_standing(board, pending):
             return out
         out += self._commit(board, pending, now, clock_ms=press.clock_ms)
         return out + self._evaluate(board, now)
@@ -383,7 +388,7 @@ class MatchReconstructor:
             pending=state.pending,
             trail=frozenset(state.trail),
             arrivals=tuple(state.arrivals),
-            hasty=state.firmness is Firmness.HASTY if ours else False,
+            pressed_not_final=ours and state.firmness in {Firmness.HASTY, Firmness.PRESSED},
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):
@@ -684,6 +689,14 @@ class MatchReconstructor:
                 best = (placement, f"the game after {successor.move.uci}")
                 best_distance = distance(physical, placement)
         return best
+
+    def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
+        """The piece ``move`` puts down is on its target square now."""
+        physical = self._physical(board)
+        if physical is None:
+            return False
+        arrival = arrival_of(self._match.position(board), move.move)
+        return chess.BaseBoard(physical).piece_at(arrival[0]) == arrival[1]
 
     def _firmness_at_commit(self, board: BoardId, now: float) -> Firmness:
         state = self._boards[board]

@@ -100,7 +100,9 @@ class Context:
     pressed: bool = False  # the side to move pressed the clock since the last commit
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
-    hasty: bool = False  # the last move was committed by a press before the board had settled
+    # The last move was committed on its press and has not stood yet: the press may have beaten
+    # the scanner (a slide's last square) or the mover's hand (an early press).
+    pressed_not_final: bool = False
     presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
     arrivals: tuple[tuple[chess.Square, chess.Piece], ...] = ()  # ``trail`` in order of arrival
 
@@ -119,10 +121,14 @@ def read(
         if own is not None:
             return own
     if context.pressed:  # the mover said "done": a reply on top beats a changed mind
-        later = _remedy(match, board, physical, context) or _two_ply(
-            match, board, physical, context
+        # ... unless the last move was pressed before its own hand was done: then one press
+        # is that move completed plus one reply, not two new plies.
+        later = (
+            _remedy(match, board, physical, context)
+            or _correction_and_reply(match, board, physical, context)
+            or _two_ply(match, board, physical, context)
+            or _correction(match, board, physical, context)
         )
-        later = later or _correction(match, board, physical, context)
     else:
         later = (
             _remedy(match, board, physical, context)
@@ -265,7 +271,7 @@ def _correction_and_reply(
     opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
     last = context.correctable
     # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
-    if last is None or context.parent is None or not context.hasty:
+    if last is None or context.parent is None or not context.pressed_not_final:
         return None
     if not _last_move_undone(match, board, physical, last):
         return None
@@ -331,7 +337,7 @@ def _choose_pair(
     # before the reply tells which it was.
     for seen in (
         [pair for pair in pairs if pair[0] == context.pending],
-        [pair for pair in pairs if _arrival(position, pair[0].move) in context.trail],
+        [pair for pair in pairs if arrival_of(position, pair[0].move) in context.trail],
         pairs,
     ):
         if len(seen) == 1:
@@ -339,7 +345,7 @@ def _choose_pair(
     return None
 
 
-def _arrival(position: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Piece | None]:
+def arrival_of(position: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Piece | None]:
     """The piece a move puts on its target square."""
     if move.drop is not None:
         return move.to_square, chess.Piece(move.drop, position.turn)
@@ -406,11 +412,16 @@ def pressed_chain(
     """Premove-speed play, where the board is never still: the clock was pressed ``presses``
     times since the last commit, so that many plies were made. The plies that end exactly on the
     physical placement, each putting down a piece the scanner saw arriving since the last commit,
-    in the order the pieces arrived; if unique. Else the same one press short (the last reply
-    pressed while its piece was still in the hand)."""
-    for plies in (context.presses, context.presses - 1):
-        if _CHAIN_MIN <= plies <= _CHAIN_MAX:
-            search = _ChainSearch(board, physical[board], context.arrivals, context.now)
+    in the order the pieces arrived; if unique. Else one ply fewer (the last reply pressed while
+    its piece was still in the hand). Else the same with one piece lifted off that placement: the
+    clock reports a press up to a scan late, when the next hand is already on the board."""
+    for in_flight in (False, True):
+        for plies in (context.presses, context.presses - 1):
+            if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
+                continue
+            search = _ChainSearch(
+                board, physical[board], context.arrivals, context.now, in_flight=in_flight
+            )
             found = search.chains(match, plies, 0)
             if len(found) == 1:
                 return found[0]
@@ -425,11 +436,17 @@ class _ChainSearch:
     target: str
     arrivals: tuple[tuple[chess.Square, chess.Piece], ...]
     now: float
+    in_flight: bool  # the target may lack one piece: lifted by the next hand
+
+    def reached(self, placement: str) -> bool:
+        if placement == self.target:
+            return True
+        return self.in_flight and lone_removal(placement, self.target) is not None
 
     def chains(self, match: Match, plies: int, start: int) -> list[tuple[BughouseMove, ...]]:
         """Chains of ``plies`` legal plies to the target, arriving at ``arrivals[start:]``."""
         if plies == 0:
-            return [()] if match.board_fen(self.board) == self.target else []
+            return [()] if self.reached(match.board_fen(self.board)) else []
         found: list[tuple[BughouseMove, ...]] = []
         for move, index in self._next_moves(match, start):
             after = match.copy()
@@ -446,15 +463,15 @@ class _ChainSearch:
         """Legal moves of the side to move whose piece arrived at ``start`` or later (the
         first such arrival), cheap tests first."""
         position = match.position(self.board)
-        first: dict[tuple[chess.Square, chess.Piece], int] = {}
+        first: dict[tuple[chess.Square, chess.Piece | None], int] = {}
         for index in range(start, len(self.arrivals)):
             first.setdefault(self.arrivals[index], index)
-        squares = {square for square, piece in first if piece.color == position.turn}
+        squares = {square for square, piece in first if piece and piece.color == position.turn}
         moves = []
         for move in position.legal_moves:
-            index = first.get(_arrival(position, move)) if move.to_square in squares else None
-            if index is not None:
+            arrived = first.get(arrival_of(position, move)) if move.to_square in squares else None
+            if arrived is not None:
                 candidate = BughouseMove(self.board, move)
                 if match.judge(candidate).legal:
-                    moves.append((candidate, index))
+                    moves.append((candidate, arrived))
         return moves
