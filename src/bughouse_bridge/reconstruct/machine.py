@@ -54,6 +54,7 @@ from bughouse_bridge.reconstruct.occupancy import (
 )
 from bughouse_bridge.reconstruct.outcomes import ClockReading, Outcome, RequestDump
 from bughouse_bridge.reconstruct.readings import (
+    Changes,
     Context,
     Correction,
     Illegal,
@@ -124,7 +125,8 @@ class _Board:
     pending: BughouseMove | None = None  # a settled legal move waiting for the press
     waiting: tuple[BughouseMove, float] | None = None  # a drop waiting for its piece, since
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
-    arrivals: list[tuple[chess.Square, chess.Piece]] = field(default_factory=list)  # in order
+    changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
+    changes_of_last: Changes = ()  # the changes that led to the last commit
     parent: chess.Board | None = None  # the position before ``correctable``
     committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
     standing_drop: BughouseMove | None = None
@@ -231,14 +233,18 @@ class MatchReconstructor:
         return _Board(Occupancy(), rotated, ClockTracker(side))
 
     def _remember(self, board: BoardId, update: FieldUpdate) -> None:
-        """Pieces seen arriving since the last commit tell apart plies that leave no trace."""
+        """Pieces seen arriving since the last commit tell apart plies that leave no trace, and
+        the order of arrivals and departures tells apart plies that end on the same placement."""
         state = self._boards[board]
+        if state.rotated is None:
+            return
+        square = field_to_square(update.field, rotated=state.rotated)
         piece = code_to_piece(update.piece & 0x0F)
-        if piece is not None and state.rotated is not None:
-            arrival = (field_to_square(update.field, rotated=state.rotated), piece)
-            state.trail.add(arrival)
-            state.arrivals.append(arrival)
-            del state.arrivals[:-_SEEN_KEPT]
+        if piece is not None:
+            state.trail.add((square, piece))
+        if piece is not None or update.piece == 0:
+            state.changes.append((square, piece))
+            del state.changes[:-_SEEN_KEPT]
 
     def _note_placement(self, board: BoardId) -> None:
         state = self._boards[board]
@@ -387,13 +393,16 @@ class MatchReconstructor:
             presses=1 + len(state.later_presses) if state.press is not None else 0,
             pending=state.pending,
             trail=frozenset(state.trail),
-            arrivals=tuple(state.arrivals),
+            changes=tuple(state.changes),
+            changes_of_last=state.changes_of_last if ours else (),
             pressed_not_final=ours and state.firmness in {Firmness.HASTY, Firmness.PRESSED},
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):
             placements = self._placements()
-            passing = through_passing_positions(self._match, board, placements, state.seen, now)
+            passing = through_passing_positions(
+                self._match, board, placements, state.seen, now, tuple(state.changes)
+            )
             reading = passing or reading
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
@@ -560,7 +569,8 @@ class MatchReconstructor:
         state.pending = None
         state.waiting = None
         state.trail.clear()
-        state.arrivals.clear()
+        state.changes_of_last = tuple(state.changes)
+        state.changes.clear()
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now

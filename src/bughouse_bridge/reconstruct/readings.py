@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
     from bughouse_bridge.bughouse.match import Match
 
+Changes = tuple[tuple[chess.Square, chess.Piece | None], ...]
+
 _STANDING_DROP_CODES = frozenset({AlertCode.DROP_MATE, AlertCode.PAWN_DROP_RANK})
 _WAITING_CODES = frozenset({AlertCode.DROP_NOT_IN_POCKET, AlertCode.STEAL_MISSING})
 
@@ -104,7 +106,9 @@ class Context:
     # the scanner (a slide's last square) or the mover's hand (an early press).
     pressed_not_final: bool = False
     presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
-    arrivals: tuple[tuple[chess.Square, chess.Piece], ...] = ()  # ``trail`` in order of arrival
+    # Every square change since the last commit, in order (``None``: the square emptied).
+    changes: Changes = ()
+    changes_of_last: Changes = ()  # the changes that led to the last commit
 
 
 def read(
@@ -260,7 +264,12 @@ def _correction(
     before = _before_last(match, board, context)
     if before is None:
         return None
-    moves = [move for move in _legal_replies(before, board, physical) if move != last]
+    changes = context.changes_of_last + context.changes
+    moves = [
+        move
+        for move in _legal_replies(before, board, physical)
+        if move != last and fits_changes(parent, (move,), changes)
+    ]
     return Correction((moves[0],)) if len(moves) == 1 else None
 
 
@@ -278,20 +287,27 @@ def _correction_and_reply(
     before = _before_last(match, board, context)
     if before is None:
         return None
-    pairs = _two_ply_pairs(before, board, physical, context.now)
-    chosen = _choose_pair(
-        [pair for pair in pairs if pair[0] != last], before.position(board), context
-    )
+    changes = context.changes_of_last + context.changes
+    pairs = [
+        pair
+        for pair in _two_ply_pairs(before, board, physical, context.now)
+        if pair[0] != last and fits_changes(context.parent, pair, changes)
+    ]
+    chosen = _choose_pair(pairs, before.position(board), context)
     return None if chosen is None else Correction(chosen)
 
 
 def _last_move_undone(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
 ) -> bool:
-    """A wrongly read move leaves its target square (or its origin) different on the board."""
+    """A wrongly read move leaves its target square (or its origin) different on the board, and
+    not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
+    hand going on."""
     squares = diff(match.board_fen(board), physical[board]).squares
     origin_changed = last.move.drop is None and last.move.from_square in squares
-    return last.move.to_square in squares or origin_changed
+    now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
+    captured = now_on_target is not None and now_on_target.color == match.turn(board)
+    return (last.move.to_square in squares and not captured) or origin_changed
 
 
 def _before_last(match: Match, board: BoardId, context: Context) -> Match | None:
@@ -308,8 +324,13 @@ def _two_ply(
 ) -> Reading | None:
     if context.presses > 2:  # 3 presses are 3 plies: d2-d3 … d3-d4 is not d2-d4
         return None
-    pairs = _two_ply_pairs(match, board, physical, context.now)
-    chosen = _choose_pair(pairs, match.position(board), context)
+    position = match.position(board)
+    pairs = [
+        pair
+        for pair in _two_ply_pairs(match, board, physical, context.now)
+        if fits_changes(position, pair, context.changes)
+    ]
+    chosen = _choose_pair(pairs, position, context)
     return None if chosen is None else Legal(chosen)
 
 
@@ -361,12 +382,13 @@ def _within(move: chess.Move, squares: frozenset[chess.Square]) -> bool:
     return move.from_square in squares and move.to_square in squares
 
 
-def through_passing_positions(
+def through_passing_positions(  # noqa: PLR0913, PLR0917 - the reading's inputs
     match: Match,
     board: BoardId,
     physical: Mapping[BoardId, str],
     seen: Sequence[str],
     now: float,
+    changes: Changes = (),
 ) -> Legal | None:
     """A move the scanner showed only in passing, then at most two plies to the board now.
 
@@ -384,8 +406,10 @@ def through_passing_positions(
             after = match.copy()
             after.play(move, t=now)
             rest = read(after, board, physical, Context(now))
-            if isinstance(rest, Legal) and rest.standing is None:
-                return Legal((move, *rest.moves))
+            plies = (move, *rest.moves) if isinstance(rest, Legal) else ()
+            fits = fits_changes(match.position(board), plies, changes)
+            if isinstance(rest, Legal) and rest.standing is None and fits:
+                return Legal(plies)
     return None
 
 
@@ -420,7 +444,7 @@ def pressed_chain(
             if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
                 continue
             search = _ChainSearch(
-                board, physical[board], context.arrivals, context.now, in_flight=in_flight
+                board, physical[board], context.changes, context.now, in_flight=in_flight
             )
             found = search.chains(match, plies, 0)
             if len(found) == 1:
@@ -434,7 +458,7 @@ def pressed_chain(
 class _ChainSearch:
     board: BoardId
     target: str
-    arrivals: tuple[tuple[chess.Square, chess.Piece], ...]
+    changes: tuple[tuple[chess.Square, chess.Piece | None], ...]
     now: float
     in_flight: bool  # the target may lack one piece: lifted by the next hand
 
@@ -444,11 +468,20 @@ class _ChainSearch:
         return self.in_flight and lone_removal(placement, self.target) is not None
 
     def chains(self, match: Match, plies: int, start: int) -> list[tuple[BughouseMove, ...]]:
-        """Chains of ``plies`` legal plies to the target, arriving at ``arrivals[start:]``."""
+        """Chains of ``plies`` legal plies to the target, arriving at ``changes[start:]``."""
         if plies == 0:
             return [()] if self.reached(match.board_fen(self.board)) else []
+        if plies == 1:  # the last ply: no need to play it out
+            last: list[tuple[BughouseMove, ...]] = [
+                (move,)
+                for move, _index in self._next_moves(match, start)
+                if self._reached_after(match, move)
+            ]
+            return last[:2]
         found: list[tuple[BughouseMove, ...]] = []
         for move, index in self._next_moves(match, start):
+            if not _left_in_time(match.position(self.board), move.move, index, self.changes):
+                continue
             after = match.copy()
             try:
                 after.play(move, t=self.now)
@@ -459,13 +492,19 @@ class _ChainSearch:
                 break  # ambiguous: no need to look further
         return found
 
+    def _reached_after(self, match: Match, move: BughouseMove) -> bool:
+        position = match.position(self.board)
+        chess.Board.push(position, move.move)  # placement only
+        return self.reached(position.board_fen(promoted=False))
+
     def _next_moves(self, match: Match, start: int) -> list[tuple[BughouseMove, int]]:
         """Legal moves of the side to move whose piece arrived at ``start`` or later (the
         first such arrival), cheap tests first."""
         position = match.position(self.board)
         first: dict[tuple[chess.Square, chess.Piece | None], int] = {}
-        for index in range(start, len(self.arrivals)):
-            first.setdefault(self.arrivals[index], index)
+        for index in range(start, len(self.changes)):
+            if self.changes[index][1] is not None:
+                first.setdefault(self.changes[index], index)
         squares = {square for square, piece in first if piece and piece.color == position.turn}
         moves = []
         for move in position.legal_moves:
@@ -475,3 +514,43 @@ class _ChainSearch:
                 if match.judge(candidate).legal:
                     moves.append((candidate, arrived))
         return moves
+
+
+def fits_changes(position: chess.Board, moves: Sequence[BughouseMove], changes: Changes) -> bool:
+    """Plies against the order of the sensor changes since the last commit (no changes: no
+    evidence): each ply puts its piece down after the ply before did, and a moved piece's square
+    is reported empty before the next ply's piece is put down."""
+    if not changes:
+        return True
+    board = position.copy(stack=False)
+    start = 0
+    for move in moves:
+        arrival = arrival_of(board, move.move)
+        index = next((i for i in range(start, len(changes)) if changes[i] == arrival), None)
+        if index is None or not _left_in_time(board, move.move, index, changes):
+            return False
+        if move.move.drop is not None:
+            board.set_piece_at(move.move.to_square, chess.Piece(move.move.drop, board.turn))
+            board.turn = not board.turn
+        else:
+            chess.Board.push(board, move.move)
+        start = index + 1
+    return True
+
+
+def _left_in_time(position: chess.Board, move: chess.Move, arrived: int, changes: Changes) -> bool:
+    """A moved piece's square is reported empty before the next piece is put down elsewhere
+    (a scan may report the departure just after the arrival, never a ply later)."""
+    if move.drop is not None or position.is_castling(move) or position.is_en_passant(move):
+        return True
+    origin = move.from_square
+    following = next(
+        (
+            i
+            for i in range(arrived + 1, len(changes))
+            if changes[i][1] is not None and changes[i][0] != origin
+        ),
+        len(changes),
+    )
+    # No departure at all is no evidence: it may have come before the last commit.
+    return (origin, None) in changes[:following] or (origin, None) not in changes
