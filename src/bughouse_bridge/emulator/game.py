@@ -152,6 +152,7 @@ class _Planner:
         self.increment = increment
         self.turn_started = dict.fromkeys(BoardId, start)
         self.last_pressed = dict.fromkeys(BoardId, start)
+        self.hands_free = dict.fromkeys(BoardId, start)
         handling = scenario.handling
         self._handling = sum(sum(span) / 2 for span in (handling.reach, handling.travel))
         self._handling += sum(handling.to_clock) / 2
@@ -169,7 +170,9 @@ class _Planner:
         think = self._think(bpgn_move.board, bpgn_move.color, bpgn_move.clock)
         # The clock keeps running while the hands work: start early so the press lands on time.
         gap = max(think - self._handling, self._least, self.pace.min_reply)
-        sc.t = self.turn_started[board_id] + gap
+        # After an early press, the reply starts once the last piece is down (as fast as ever).
+        fastest = max(self._least, self.pace.min_reply)
+        sc.t = max(self.turn_started[board_id] + gap, self.hands_free[board_id] + fastest)
         if self.pace.partner_order and (move.is_drop or move.is_steal):
             sc.t = max(sc.t, self.last_pressed[board_id.other] + self.pace.partner_margin)
         started = sc.t
@@ -178,11 +181,17 @@ class _Planner:
             self._steal(move, before)
         else:
             hands.play_move(before, move.move)
-        sc.wait(sc.draw(sc.handling.to_clock))
-        if sc.rng.random() < sc.noise.forgotten_press:
-            sc.wait(sc.rng.uniform(1.0, 4.0))
-        hands.press_clock()
-        pressed = sc.t
+        if hands.chance(sc.handling.early_press_probability):
+            # The other hand hits the lever while the last piece is still on its way down.
+            pressed = max(started, sc.t - sc.draw(sc.handling.early_press))
+            hands.press_clock(t=pressed)
+        else:
+            sc.wait(sc.draw(sc.handling.to_clock))
+            if sc.rng.random() < sc.noise.forgotten_press:
+                sc.wait(sc.rng.uniform(1.0, 4.0))
+            hands.press_clock()
+            pressed = sc.t
+        self.hands_free[board_id] = sc.t
         self.turn_started[board_id] = pressed
         self.last_pressed[board_id] = max(self.last_pressed[board_id], pressed)
         self.match.play(move, t=pressed)

@@ -68,6 +68,15 @@ class Handling:
     slide_probability: float = 0.15  # rook, bishop or queen moving three or more squares
     hover_probability: float = 0.1
     ep_victim_last_probability: float = 0.5
+    # Messy hands, all off by default (no random draw is made for a style that is off, so the
+    # traces of existing seeds stay as they were):
+    slid_drop_probability: float = 0.0  # a drop set on a free neighbouring square, slid in
+    slid_capture_probability: float = 0.0  # a capturer set down next to its target, slid in
+    held_victim_probability: float = 0.0  # a victim lifted first is held before the capture
+    held: Span = (0.3, 1.2)  # how long a held piece stays in the hand
+    adjust_probability: float = 0.0  # an own piece adjusted (lifted and set back) first
+    early_press_probability: float = 0.0  # the press comes before the last piece is down
+    early_press: Span = (0.02, 0.2)  # by this much (the other hand on the lever)
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,8 +395,9 @@ class Hands:
         if piece is None:
             self.held = PieceCode.EMPTY
 
-    def press_clock(self, side: LeverSide | None = None) -> None:
-        self._scenario.record(self.link, PressClock(side))
+    def press_clock(self, side: LeverSide | None = None, *, t: float | None = None) -> None:
+        """Hit the lever at the cursor (or at ``t``: an early press, the hand still on a piece)."""
+        self._scenario.record(self.link, PressClock(side), t)
 
     def press_button(self, button: ClockButton) -> None:
         self._scenario.record(self.link, PressButton(button))
@@ -476,6 +486,8 @@ class Hands:
         if order is CaptureOrder.VICTIM_FIRST:
             self.lift(victim)
             sc.wait(sc.draw(sc.handling.reach))
+            if self.chance(sc.handling.held_victim_probability):
+                sc.wait(sc.draw(sc.handling.held))  # the victim in the hand, the capturer waits
             self.lift(from_square)
             sc.wait(sc.draw(sc.handling.travel))
             self.place(to_square, mover)
@@ -536,9 +548,14 @@ class Hands:
         """Make ``move`` physically, handling it like a human would (seeded choices)."""
         style = self._resolve(board_before, move, style or MoveStyle())
         mover = board_before.piece_at(move.from_square) if move.drop is None else None
+        if self.chance(self._scenario.handling.adjust_probability):
+            self._adjust(board_before)
         if move.drop is not None:
             piece = chess.Piece(move.drop, board_before.turn)
-            self.drop(move.to_square, piece, hover=bool(style.hover))
+            if self.chance(self._scenario.handling.slid_drop_probability):
+                self._slid_drop(move.to_square, piece)
+            else:
+                self.drop(move.to_square, piece, hover=bool(style.hover))
             return
         assert mover is not None
         placed = chess.Piece(move.promotion, mover.color) if move.promotion else mover
@@ -553,7 +570,9 @@ class Hands:
                 victim_square=victim,
             )
         elif board_before.is_capture(move):
-            if style.slide:
+            if self.chance(self._scenario.handling.slid_capture_probability):
+                self._slid_capture(move, placed, style.capture or CaptureOrder.REPLACE)
+            elif style.slide:
                 path = _path(move.from_square, move.to_square)
                 self.slide(placed, path[:-1])
                 self.capture(path[-2], move.to_square, style.capture or CaptureOrder.REPLACE)
@@ -569,6 +588,55 @@ class Hands:
         else:
             hover_over = _between_square(move, self._scenario.rng) if style.hover else None
             self.move_piece(move.from_square, move.to_square, placed, hover_over=hover_over)
+
+    def chance(self, probability: float) -> bool:
+        """A seeded coin; none is thrown for a style that is off (existing seeds stay put)."""
+        return probability > 0 and self._scenario.rng.random() < probability
+
+    def _free_neighbour(self, square: chess.Square, *, avoid: chess.Square) -> chess.Square | None:
+        near = [
+            sq
+            for sq in chess.SQUARES
+            if chess.square_distance(sq, square) == 1
+            and sq != avoid
+            and self.code_at(sq) == PieceCode.EMPTY
+        ]
+        return self._scenario.rng.choice(near) if near else None
+
+    def _slid_drop(self, square: chess.Square, piece: chess.Piece) -> None:
+        """The dropped piece lands on a free neighbouring square and is slid onto its own."""
+        sc = self._scenario
+        near = self._free_neighbour(square, avoid=square)
+        sc.wait(sc.draw(sc.handling.reach))
+        if near is None:
+            self.place(square, piece)
+            return
+        self.place(near, piece)
+        self.slide(piece, [near, square])
+
+    def _slid_capture(self, move: chess.Move, placed: chess.Piece, order: CaptureOrder) -> None:
+        """The capturer is set down next to its target, then slid in (the victim swept off, or
+        lifted first)."""
+        sc = self._scenario
+        near = self._free_neighbour(move.to_square, avoid=move.from_square)
+        if near is None:
+            self.capture(move.from_square, move.to_square, order, piece=placed)
+            return
+        self.move_piece(move.from_square, near, placed)
+        sc.wait(sc.draw(sc.handling.slide_step))
+        self.capture(near, move.to_square, order)
+
+    def _adjust(self, board: chess.Board) -> None:
+        """J'adoube: one of the mover's pieces is lifted and set back on its square."""
+        sc = self._scenario
+        own = list(chess.SquareSet(board.occupied_co[board.turn]))
+        if not own:
+            return
+        square = sc.rng.choice(own)
+        self.lift(square)
+        sc.wait(sc.draw(sc.handling.reach))
+        self.place(square)
+        sc.wait(sc.draw(sc.handling.reach))
 
     def _castle(self, board: chess.Board, move: chess.Move, order: CastlingOrder) -> None:
         king_to = move.to_square

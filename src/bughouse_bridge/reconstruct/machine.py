@@ -29,7 +29,10 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
+
+import chess
 
 from bughouse_bridge.bughouse.events import (
     Alert,
@@ -66,6 +69,7 @@ from bughouse_bridge.reconstruct.occupancy import (
 )
 from bughouse_bridge.reconstruct.outcomes import ClockReading, Outcome, RequestDump
 from bughouse_bridge.reconstruct.readings import (
+    Changes,
     Context,
     Correction,
     Illegal,
@@ -75,6 +79,7 @@ from bughouse_bridge.reconstruct.readings import (
     Signal,
     Unexplained,
     Waiting,
+    arrival_of,
     one_ply,
     read,
     through_passing_positions,
@@ -83,8 +88,6 @@ from bughouse_bridge.reconstruct.shapes import explaining_shapes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-    import chess
 
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
 
@@ -108,6 +111,20 @@ class _HeldFlag:
     seen: float  # when the flag message came
 
 
+class Firmness(Enum):
+    """How firmly a board's last committed move stands: what a human arbiter would still revise.
+
+    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
+    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
+    (a transient during the opponent's move can fit "the position before it plus another move").
+    """
+
+    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
+    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
+    PRESSED = "pressed"  # committed with its press on a settled board
+    FINAL = "final"  # pressed and then stood ``press_grace`` while the opponent's clock ran
+
+
 @dataclass(slots=True)
 class _Board:
     """Everything the reconstructor remembers about one board."""
@@ -118,11 +135,13 @@ class _Board:
     connected: bool = True
     resync: bool = False
     was_lost: bool = False  # only a link that went silent can be "back"
-    hasty: bool = False  # the last commit came on a press before the board had settled
+    firmness: Firmness = Firmness.OPEN  # of the last committed move
+    confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
     press_owed: bool = False  # the last move was committed before its mover pressed the clock
     changed_at: float = 0.0
-    press: _Press | None = None
+    press: _Press | None = None  # the side to move's press, not yet matched by a move
+    later_presses: list[_Press] = field(default_factory=list)  # presses after it (replies)
     wake_at: float | None = None
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     problem: bool = False  # an alert about the placement is open; resolving it is announced
@@ -131,6 +150,8 @@ class _Board:
     pending: BughouseMove | None = None  # a settled legal move waiting for the press
     waiting: tuple[BughouseMove, float] | None = None  # a drop waiting for its piece, since
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
+    changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
+    changes_of_last: Changes = ()  # the changes that led to the last commit
     parent: chess.Board | None = None  # the position before ``correctable``
     committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
     standing_drop: BughouseMove | None = None
@@ -178,6 +199,7 @@ class MatchReconstructor:
         link = str(board)
         if not connected:
             state.press = None
+            state.later_presses.clear()
             state.was_lost = True
             message = f"Board {board} and its clock went silent; moves there are not seen."
             return [
@@ -244,11 +266,18 @@ class MatchReconstructor:
         return _Board(Occupancy(), rotated, ClockTracker(side))
 
     def _remember(self, board: BoardId, update: FieldUpdate) -> None:
-        """Pieces seen arriving since the last commit tell apart plies that leave no trace."""
+        """Pieces seen arriving since the last commit tell apart plies that leave no trace, and
+        the order of arrivals and departures tells apart plies that end on the same placement."""
         state = self._boards[board]
+        if state.rotated is None:
+            return
+        square = field_to_square(update.field, rotated=state.rotated)
         piece = code_to_piece(update.piece & 0x0F)
-        if piece is not None and state.rotated is not None:
-            state.trail.add((field_to_square(update.field, rotated=state.rotated), piece))
+        if piece is not None:
+            state.trail.add((square, piece))
+        if piece is not None or update.piece == 0:
+            state.changes.append((square, piece))
+            del state.changes[:-_SEEN_KEPT]
 
     def _note_placement(self, board: BoardId) -> None:
         state = self._boards[board]
@@ -283,22 +312,31 @@ class MatchReconstructor:
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
-        if update.pressed_by is not None and update.pressed_by == turn:
+        if update.pressed_by is not None and state.press is not None:
+            # A press on top of one no move has matched yet: the board is plies behind.
+            state.later_presses.append(_Press(now, update.press_ms))
+            out += self._evaluate(board, now, pressed_now=True)
+        elif update.pressed_by is not None and update.pressed_by == turn:
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
             state.press_owed = False  # the late press of the move already committed
+            self._confirmed_late(board, now)
         self._held_flags += [_HeldFlag(board, color, at, now) for color, at in update.flags]
         return out + self._release_flags(now) + self._both_clocks(now)
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
         """Commit at once. If the board already moved on past a settled legal move (the
-        opponent reaching for a piece before the press message came), that move was it."""
+        opponent reaching for a piece before the press message came), that move was it, unless
+        its piece has left its square: the mover's slide going on, or the opponent lifting it
+        to capture, which later plies (and their presses) tell apart."""
         state = self._boards[board]
         pending = state.pending
         out = self._evaluate(board, now, pressed_now=True)
         press = state.press
         if pending is None or press is None or not self._match.judge(pending).legal:
+            return out
+        if not self._still_standing(board, pending):
             return out
         out += self._commit(board, pending, now, clock_ms=press.clock_ms)
         return out + self._evaluate(board, now)
@@ -393,21 +431,28 @@ class MatchReconstructor:
         state = self._boards[board]
         if self._flipped(board, physical):
             return self._at_rest(board, now)
-        ours = self._match.ply(board) == state.committed_ply  # no takeback by the arbiter since
+        # No takeback by the arbiter since, and the last move not yet final.
+        final = state.firmness is Firmness.FINAL
+        ours = self._match.ply(board) == state.committed_ply and not final
         context = Context(
             now,
             state.correctable if ours else None,
             state.parent if ours else None,
             state.standing_drop if ours else None,
             pressed=state.press is not None,
+            presses=1 + len(state.later_presses) if state.press is not None else 0,
             pending=state.pending,
             trail=frozenset(state.trail),
-            hasty=state.hasty if ours else False,
+            changes=tuple(state.changes),
+            changes_of_last=state.changes_of_last if ours else (),
+            pressed_not_final=ours and state.firmness in {Firmness.HASTY, Firmness.PRESSED},
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):
             placements = self._placements()
-            passing = through_passing_positions(self._match, board, placements, state.seen, now)
+            passing = through_passing_positions(
+                self._match, board, placements, state.seen, now, tuple(state.changes)
+            )
             reading = passing or reading
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
@@ -456,13 +501,15 @@ class MatchReconstructor:
     def _commit_several(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
     ) -> list[Outcome]:
-        expected = self._press_expected(board) and self._boards[board].press is None
+        state = self._boards[board]
+        expected = self._press_expected(board) and state.press is None
         color = self._match.turn(board)
         out: list[Outcome] = []
         for move in moves:
             if self._match.board_fen(board) == physical:  # the reply vanished meanwhile
                 break
-            out += self._commit(board, move, now, clock_ms=None)
+            clock_ms = state.press.clock_ms if state.press is not None else None
+            out += self._commit(board, move, now, clock_ms=clock_ms)
         return out + ([self._no_press_alert(board, moves[0], color, now)] if expected else [])
 
     def _no_press_alert(
@@ -564,10 +611,16 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         state.press_owed = state.press is None and self._clock_expected(board)
-        state.press = None
+        state.firmness = self._firmness_at_commit(board, now)
+        state.confirmed_at = now
+        if state.firmness is not Firmness.OPEN:
+            self._wake(board, now + self.config.press_grace)  # to see it stand
+        state.press = state.later_presses.pop(0) if state.later_presses else None
         state.pending = None
         state.waiting = None
         state.trail.clear()
+        state.changes_of_last = tuple(state.changes)
+        state.changes.clear()
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now
@@ -575,7 +628,6 @@ class MatchReconstructor:
         state.correctable = move
         state.parent = None
         state.stuck = False
-        state.hasty = now < state.changed_at + self.config.stability_window
         self._watch(events)
         out: list[Outcome] = [*events, *self._resolved(board, now, "")]
         if move.is_steal:
@@ -704,9 +756,46 @@ class MatchReconstructor:
                 best_distance = distance(physical, placement)
         return best
 
+    def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
+        """The piece ``move`` puts down is on its target square now."""
+        physical = self._physical(board)
+        if physical is None:
+            return False
+        arrival = arrival_of(self._match.position(board), move.move)
+        return chess.BaseBoard(physical).piece_at(arrival[0]) == arrival[1]
+
+    def _firmness_at_commit(self, board: BoardId, now: float) -> Firmness:
+        state = self._boards[board]
+        if state.press is None:
+            return Firmness.OPEN
+        if now < state.changed_at + self.config.stability_window:
+            return Firmness.HASTY
+        return Firmness.PRESSED
+
+    def _confirmed_late(self, board: BoardId, now: float) -> None:
+        """The press of a move committed before it came: the move now waits to stand."""
+        state = self._boards[board]
+        if state.firmness is Firmness.OPEN:
+            state.firmness = Firmness.PRESSED
+            state.confirmed_at = now
+            self._wake(board, now + self.config.press_grace)
+
+    def _firm_up(self, board: BoardId, now: float) -> None:
+        """A pressed move that has stood ``press_grace`` on the board since its press (so while
+        the opponent's clock ran) is final; ``press_grace`` also covers a scanner that lags."""
+        state = self._boards[board]
+        if state.firmness not in {Firmness.PRESSED, Firmness.HASTY}:
+            return
+        due = max(state.changed_at, state.confirmed_at) + self.config.press_grace
+        if now >= due:
+            state.firmness = Firmness.FINAL
+        else:
+            self._wake(board, due)
+
     def _at_rest(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
         state.stuck = False
+        self._firm_up(board, now)
         state.waiting = None
         if now >= state.changed_at + self.config.stability_window:
             state.pending = None  # the mover took the move back
@@ -718,6 +807,7 @@ class MatchReconstructor:
             self._wake(board, due)
             return out
         state.press = None
+        state.later_presses.clear()
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."
         return [*out, alert(now, board, color, AlertCode.CLOCK_WITHOUT_MOVE, message)]

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
     from bughouse_bridge.bughouse.match import Match
 
+Changes = tuple[tuple[chess.Square, chess.Piece | None], ...]
+
 _STANDING_DROP_CODES = frozenset({AlertCode.DROP_MATE, AlertCode.PAWN_DROP_RANK})
 _WAITING_CODES = frozenset({AlertCode.DROP_NOT_IN_POCKET, AlertCode.STEAL_MISSING})
 
@@ -100,23 +102,37 @@ class Context:
     pressed: bool = False  # the side to move pressed the clock since the last commit
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
-    hasty: bool = False  # the last move was committed by a press before the board had settled
+    # The last move was committed on its press and has not stood yet: the press may have beaten
+    # the scanner (a slide's last square) or the mover's hand (an early press).
+    pressed_not_final: bool = False
+    presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
+    # Every square change since the last commit, in order (``None``: the square emptied).
+    changes: Changes = ()
+    changes_of_last: Changes = ()  # the changes that led to the last commit
 
 
 def read(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading:
     placement = physical[board]
+    if context.presses >= _CHAIN_MIN:  # the clock counted the plies: read exactly that many
+        plies = pressed_chain(match, board, physical, context)
+        if plies is not None:
+            return Legal(plies)
     candidates = one_ply(match, board, physical)
     for move, color, judgement in candidates:
         own = _own_move(move, color, judgement, match.turn(board))
         if own is not None:
             return own
     if context.pressed:  # the mover said "done": a reply on top beats a changed mind
-        later = _remedy(match, board, physical, context) or _two_ply(
-            match, board, physical, context
+        # ... unless the last move was pressed before its own hand was done: then one press
+        # is that move completed plus one reply, not two new plies.
+        later = (
+            _remedy(match, board, physical, context)
+            or _correction_and_reply(match, board, physical, context)
+            or _two_ply(match, board, physical, context)
+            or _correction(match, board, physical, context)
         )
-        later = later or _correction(match, board, physical, context)
     else:
         later = (
             _remedy(match, board, physical, context)
@@ -237,6 +253,10 @@ def _correction(
     last, parent = context.correctable, context.parent
     if last is None or parent is None:
         return None
+    # Only the mover's own hand revises a move: the piece it put down has moved on. A placement
+    # that leaves it standing (the opponent lifting a piece to capture) is not a correction.
+    if not _last_move_undone(match, board, physical, last):
+        return None
     # Cheap physics first: a takeback replays the whole match log.
     shapes = explaining_shapes(parent, physical[board])
     if not any(shape.color == parent.turn and shape.move != last.move for shape in shapes):
@@ -244,7 +264,12 @@ def _correction(
     before = _before_last(match, board, context)
     if before is None:
         return None
-    moves = [move for move in _legal_replies(before, board, physical) if move != last]
+    changes = context.changes_of_last + context.changes
+    moves = [
+        move
+        for move in _legal_replies(before, board, physical)
+        if move != last and fits_changes(parent, (move,), changes)
+    ]
     return Correction((moves[0],)) if len(moves) == 1 else None
 
 
@@ -255,27 +280,34 @@ def _correction_and_reply(
     opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
     last = context.correctable
     # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
-    if last is None or context.parent is None or not context.hasty:
+    if last is None or context.parent is None or not context.pressed_not_final:
         return None
     if not _last_move_undone(match, board, physical, last):
         return None
     before = _before_last(match, board, context)
     if before is None:
         return None
-    pairs = _two_ply_pairs(before, board, physical, context.now)
-    chosen = _choose_pair(
-        [pair for pair in pairs if pair[0] != last], before.position(board), context
-    )
+    changes = context.changes_of_last + context.changes
+    pairs = [
+        pair
+        for pair in _two_ply_pairs(before, board, physical, context.now)
+        if pair[0] != last and fits_changes(context.parent, pair, changes)
+    ]
+    chosen = _choose_pair(pairs, before.position(board), context)
     return None if chosen is None else Correction(chosen)
 
 
 def _last_move_undone(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
 ) -> bool:
-    """A wrongly read move leaves its target square (or its origin) different on the board."""
+    """A wrongly read move leaves its target square (or its origin) different on the board, and
+    not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
+    hand going on."""
     squares = diff(match.board_fen(board), physical[board]).squares
     origin_changed = last.move.drop is None and last.move.from_square in squares
-    return last.move.to_square in squares or origin_changed
+    now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
+    captured = now_on_target is not None and now_on_target.color == match.turn(board)
+    return (last.move.to_square in squares and not captured) or origin_changed
 
 
 def _before_last(match: Match, board: BoardId, context: Context) -> Match | None:
@@ -290,8 +322,15 @@ def _before_last(match: Match, board: BoardId, context: Context) -> Match | None
 def _two_ply(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading | None:
-    pairs = _two_ply_pairs(match, board, physical, context.now)
-    chosen = _choose_pair(pairs, match.position(board), context)
+    if context.presses > 2:  # 3 presses are 3 plies: d2-d3 … d3-d4 is not d2-d4
+        return None
+    position = match.position(board)
+    pairs = [
+        pair
+        for pair in _two_ply_pairs(match, board, physical, context.now)
+        if fits_changes(position, pair, context.changes)
+    ]
+    chosen = _choose_pair(pairs, position, context)
     return None if chosen is None else Legal(chosen)
 
 
@@ -319,7 +358,7 @@ def _choose_pair(
     # before the reply tells which it was.
     for seen in (
         [pair for pair in pairs if pair[0] == context.pending],
-        [pair for pair in pairs if _arrival(position, pair[0].move) in context.trail],
+        [pair for pair in pairs if arrival_of(position, pair[0].move) in context.trail],
         pairs,
     ):
         if len(seen) == 1:
@@ -327,7 +366,7 @@ def _choose_pair(
     return None
 
 
-def _arrival(position: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Piece | None]:
+def arrival_of(position: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Piece | None]:
     """The piece a move puts on its target square."""
     if move.drop is not None:
         return move.to_square, chess.Piece(move.drop, position.turn)
@@ -343,12 +382,13 @@ def _within(move: chess.Move, squares: frozenset[chess.Square]) -> bool:
     return move.from_square in squares and move.to_square in squares
 
 
-def through_passing_positions(
+def through_passing_positions(  # noqa: PLR0913, PLR0917 - the reading's inputs
     match: Match,
     board: BoardId,
     physical: Mapping[BoardId, str],
     seen: Sequence[str],
     now: float,
+    changes: Changes = (),
 ) -> Legal | None:
     """A move the scanner showed only in passing, then at most two plies to the board now.
 
@@ -366,8 +406,10 @@ def through_passing_positions(
             after = match.copy()
             after.play(move, t=now)
             rest = read(after, board, physical, Context(now))
-            if isinstance(rest, Legal) and rest.standing is None:
-                return Legal((move, *rest.moves))
+            plies = (move, *rest.moves) if isinstance(rest, Legal) else ()
+            fits = fits_changes(match.position(board), plies, changes)
+            if isinstance(rest, Legal) and rest.standing is None and fits:
+                return Legal(plies)
     return None
 
 
@@ -381,3 +423,134 @@ def _distinct_latest_first(seen: Sequence[str], *, skip: str) -> list[str]:
 
 # Each try replays up to two plies of search; the last few placements are where a lost move is.
 _PASSING_POSITIONS_TRIED = 8
+
+
+# A chain is read from the clock's count when the board fell two or more plies behind.
+_CHAIN_MIN = 2
+_CHAIN_MAX = 8  # the longest chain searched (each ply must put down a piece seen arriving)
+
+
+def pressed_chain(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> tuple[BughouseMove, ...] | None:
+    """Premove-speed play, where the board is never still: the clock was pressed ``presses``
+    times since the last commit, so that many plies were made. The plies that end exactly on the
+    physical placement, each putting down a piece the scanner saw arriving since the last commit,
+    in the order the pieces arrived; if unique. Else one ply fewer (the last reply pressed while
+    its piece was still in the hand). Else the same with one piece lifted off that placement: the
+    clock reports a press up to a scan late, when the next hand is already on the board."""
+    for in_flight in (False, True):
+        for plies in (context.presses, context.presses - 1):
+            if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
+                continue
+            search = _ChainSearch(
+                board, physical[board], context.changes, context.now, in_flight=in_flight
+            )
+            found = search.chains(match, plies, 0)
+            if len(found) == 1:
+                return found[0]
+            if found:
+                return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _ChainSearch:
+    board: BoardId
+    target: str
+    changes: tuple[tuple[chess.Square, chess.Piece | None], ...]
+    now: float
+    in_flight: bool  # the target may lack one piece: lifted by the next hand
+
+    def reached(self, placement: str) -> bool:
+        if placement == self.target:
+            return True
+        return self.in_flight and lone_removal(placement, self.target) is not None
+
+    def chains(self, match: Match, plies: int, start: int) -> list[tuple[BughouseMove, ...]]:
+        """Chains of ``plies`` legal plies to the target, arriving at ``changes[start:]``."""
+        if plies == 0:
+            return [()] if self.reached(match.board_fen(self.board)) else []
+        if plies == 1:  # the last ply: no need to play it out
+            last: list[tuple[BughouseMove, ...]] = [
+                (move,)
+                for move, _index in self._next_moves(match, start)
+                if self._reached_after(match, move)
+            ]
+            return last[:2]
+        found: list[tuple[BughouseMove, ...]] = []
+        for move, index in self._next_moves(match, start):
+            if not _left_in_time(match.position(self.board), move.move, index, self.changes):
+                continue
+            after = match.copy()
+            try:
+                after.play(move, t=self.now)
+            except ValueError:
+                continue
+            found += [(move, *rest) for rest in self.chains(after, plies - 1, index + 1)]
+            if len(found) > 1:
+                break  # ambiguous: no need to look further
+        return found
+
+    def _reached_after(self, match: Match, move: BughouseMove) -> bool:
+        position = match.position(self.board)
+        chess.Board.push(position, move.move)  # placement only
+        return self.reached(position.board_fen(promoted=False))
+
+    def _next_moves(self, match: Match, start: int) -> list[tuple[BughouseMove, int]]:
+        """Legal moves of the side to move whose piece arrived at ``start`` or later (the
+        first such arrival), cheap tests first."""
+        position = match.position(self.board)
+        first: dict[tuple[chess.Square, chess.Piece | None], int] = {}
+        for index in range(start, len(self.changes)):
+            if self.changes[index][1] is not None:
+                first.setdefault(self.changes[index], index)
+        squares = {square for square, piece in first if piece and piece.color == position.turn}
+        moves = []
+        for move in position.legal_moves:
+            arrived = first.get(arrival_of(position, move)) if move.to_square in squares else None
+            if arrived is not None:
+                candidate = BughouseMove(self.board, move)
+                if match.judge(candidate).legal:
+                    moves.append((candidate, arrived))
+        return moves
+
+
+def fits_changes(position: chess.Board, moves: Sequence[BughouseMove], changes: Changes) -> bool:
+    """Plies against the order of the sensor changes since the last commit (no changes: no
+    evidence): each ply puts its piece down after the ply before did, and a moved piece's square
+    is reported empty before the next ply's piece is put down."""
+    if not changes:
+        return True
+    board = position.copy(stack=False)
+    start = 0
+    for move in moves:
+        arrival = arrival_of(board, move.move)
+        index = next((i for i in range(start, len(changes)) if changes[i] == arrival), None)
+        if index is None or not _left_in_time(board, move.move, index, changes):
+            return False
+        if move.move.drop is not None:
+            board.set_piece_at(move.move.to_square, chess.Piece(move.move.drop, board.turn))
+            board.turn = not board.turn
+        else:
+            chess.Board.push(board, move.move)
+        start = index + 1
+    return True
+
+
+def _left_in_time(position: chess.Board, move: chess.Move, arrived: int, changes: Changes) -> bool:
+    """A moved piece's square is reported empty before the next piece is put down elsewhere
+    (a scan may report the departure just after the arrival, never a ply later)."""
+    if move.drop is not None or position.is_castling(move) or position.is_en_passant(move):
+        return True
+    origin = move.from_square
+    following = next(
+        (
+            i
+            for i in range(arrived + 1, len(changes))
+            if changes[i][1] is not None and changes[i][0] != origin
+        ),
+        len(changes),
+    )
+    # No departure at all is no evidence: it may have come before the last commit.
+    return (origin, None) in changes[:following] or (origin, None) not in changes
