@@ -12,8 +12,15 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bughouse_bridge.bughouse.bpgn import game_from_match_log, ruleset_tags, write_bpgn
+from bughouse_bridge.bughouse.bpgn import (
+    game_from_match_log,
+    is_record_event,
+    record_date_tags,
+    ruleset_tags,
+    write_bpgn,
+)
 from bughouse_bridge.bughouse.events import (
+    Alert,
     Mate,
     MateStatus,
     MovePlayed,
@@ -69,6 +76,8 @@ class BridgeConfig:
     clock_origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
     first_seq: int = 1
     start_fens: Mapping[BoardId, str] | None = None
+    # BPGN tags from the configuration ([event], [game]): Event, Site, Round, Table, TimeControl.
+    record_tags: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +154,7 @@ class Bridge:
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
+        self.game_number = 0  # 1 for the match's first game; each new_game adds one
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -236,9 +246,15 @@ class Bridge:
     def bpgn_text(self) -> str:
         return write_bpgn(game_from_match_log(self._game_events, tags=self._bpgn_tags()))
 
+    @property
+    def game_decided(self) -> bool:
+        """Whether the current game has a result (the shell archives its record then)."""
+        return self._reconstructor.match.result is not None
+
     # -- internals ----------------------------------------------------------------------------
 
     def _start_new_game(self) -> None:
+        self.game_number += 1
         self._reconstructor = self._factory(Match(self._config.rules, fens=self._config.start_fens))
         self._views = {board: BoardView() for board in BoardId}
         self._game_events: list[MatchEvent] = []
@@ -301,7 +317,7 @@ class Bridge:
         if payload["seq"] < self._publish_from_seq:
             return Output(events=(payload,))
         publications = [*event_publications(self.topics, payload), self.state_publication(event.t)]
-        if isinstance(event, MovePlayed | Takeback | ResultDecided):
+        if is_record_event(event):
             publications.append(self._bpgn_publication())
         return Output(tuple(publications), events=(payload,))
 
@@ -323,6 +339,8 @@ class Bridge:
                 self._game_events.append(event)
                 for view in self._views.values():
                     view.status = "finished"
+            case Alert() if is_record_event(event):  # a removal (row 9) is part of the record
+                self._game_events.append(event)
             case _:  # alerts, link changes, checks… change no board view
                 pass
 
@@ -352,15 +370,23 @@ class Bridge:
         return Publication(self.topics.bpgn, self.bpgn_text().encode(), qos=1, retain=True)
 
     def _bpgn_tags(self) -> dict[str, str]:
-        players = self._config.teams.players
+        """The seven-tag roster first, as PGN readers expect; see docs/bpgn.md, "Tags"."""
+        config = self._config
+        players = config.teams.players
+        configured = dict(config.record_tags)
+        first_move = next((e.t for e in self._game_events if isinstance(e, MovePlayed)), 0.0)
         return {
-            "Event": f"bughouse-bridge match {self._config.match_id}",
-            "Site": self._config.bridge_id,
+            "Event": configured.pop("Event", f"bughouse-bridge match {config.match_id}"),
+            "Site": configured.pop("Site", config.bridge_id),
+            **record_date_tags(config.clock_origin_epoch, first_move),
+            "Round": configured.pop("Round", "?"),
             "WhiteA": players.get("white_a", "?"),
             "BlackA": players.get("black_a", "?"),
             "WhiteB": players.get("white_b", "?"),
             "BlackB": players.get("black_b", "?"),
-            **ruleset_tags(self._config.rules),
+            **configured,
+            "Variant": "Bughouse",
+            **ruleset_tags(config.rules),
         }
 
     def _board_snapshot(self, match: Match, board: BoardId) -> dict[str, Any]:

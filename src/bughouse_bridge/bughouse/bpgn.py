@@ -35,6 +35,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import TYPE_CHECKING, Final
@@ -804,6 +805,18 @@ def game_from_moves(
     )
 
 
+def record_date_tags(origin_epoch: float, t: float) -> dict[str, str]:
+    """``Date`` (``2026.11.23``) and ``Time`` (``09:17:51``, UTC) of the pipeline time ``t``.
+
+    ``origin_epoch`` is the wall-clock epoch of ``t = 0``; 0 (a replayed trace without one) gives
+    PGN's unknown date ``????.??.??`` and no ``Time``.
+    """
+    if origin_epoch <= 0:
+        return {"Date": "????.??.??"}
+    moment = datetime.fromtimestamp(origin_epoch + t, tz=UTC)
+    return {"Date": moment.strftime("%Y.%m.%d"), "Time": moment.strftime("%H:%M:%S")}
+
+
 def team_result(winner_team: int | None) -> str:
     """The ``[Result]`` we write: **team-relative**, ``1-0`` = White A and Black B won.
 
@@ -876,6 +889,17 @@ def game_from_match_log(
     return replace(
         game, tags=game.tags | {"Result": result}, result=result, closing_comment=closing
     )
+
+
+def is_record_event(event: MatchEvent) -> bool:
+    """Whether ``event`` changes the game record: the bridge keeps these for
+    :func:`game_from_match_log` and republishes the BPGN after each.
+
+    Hook: arbiter entries that should show in the record as comments (``accept``,
+    ``set_pocket``, a revoked result) belong here and in :func:`game_from_match_log` once the
+    match log has their event types.
+    """
+    return isinstance(event, MovePlayed | Takeback | ResultDecided) or _is_removal(event)
 
 
 def _is_removal(event: MatchEvent) -> bool:

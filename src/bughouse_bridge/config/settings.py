@@ -276,6 +276,26 @@ class TimingSettings(_Strict):
     link_silence_timeout: PositiveSeconds = 10.0
 
 
+# A BPGN tag value: one line (the writer escapes quotes and backslashes).
+TagText = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\n\r]*$")]
+
+
+class EventSettings(_Strict):
+    """What the game records say about the event (BPGN tags, docs/bpgn.md); all optional."""
+
+    name: TagText | None = None  # [Event]; default "bughouse-bridge match <match_id>"
+    site: TagText | None = None  # [Site]; default the bridge id
+    round: TagText | None = None  # [Round]; also names the archived game files
+    table: TagText | None = None  # [Table] (an extension); also names the archived game files
+
+
+class GameSettings(_Strict):
+    """The games played at this table."""
+
+    # [TimeControl] as PGN writes it: base seconds, "+" increment seconds ("300+0", "180").
+    time_control: Annotated[str, Field(pattern=r"^\d+(\+\d+)?$")] | None = None
+
+
 def _default_state_dir() -> Path:
     # systemd sets STATE_DIRECTORY (colon-separated) from StateDirectory=.
     from_systemd = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
@@ -298,6 +318,8 @@ class Settings(BaseSettings):
     links: list[LinkSettings] = Field(default_factory=list, max_length=2)
     mqtt: MqttSettings = Field(default_factory=MqttSettings)  # type: ignore[arg-type]
     timings: TimingSettings = Field(default_factory=TimingSettings)
+    event: EventSettings = Field(default_factory=EventSettings)
+    game: GameSettings = Field(default_factory=GameSettings)
     record: Path | None = None
     state_dir: Path = Field(default_factory=_default_state_dir)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
