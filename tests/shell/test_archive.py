@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +13,9 @@ from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.config import ConfigError, load_settings
 from bughouse_bridge.daemon.archive import GameArchive, archive_name
 from bughouse_bridge.daemon.wiring import bridge_config, record_tags
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ORIGIN = 1_763_890_000.0  # 2025-11-23 09:26:40 UTC
 
