@@ -22,7 +22,7 @@ from bughouse_bridge.bughouse.bpgn import (
     replay,
     write_bpgn,
 )
-from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided
+from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided, ResultRevoked
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
@@ -200,3 +200,31 @@ def test_a_forced_drop_survives_writing_and_reading(piece, square, clock):
 def test_record_date_tags():
     assert record_date_tags(0.0, 5.0) == {"Date": "????.??.??"}
     assert record_date_tags(1_763_890_000.0, 71.0) == {"Date": "2025.11.23", "Time": "09:27:51"}
+
+
+# --------------------------------------------------------------------------------------------
+# Results that are revoked, moves read after a result
+
+
+def test_moves_after_a_standing_result_stay_out_until_it_is_revoked():
+    match = Match(get_preset("dsj"))
+    events = match.play(match.parse_san(A, "e4"), t=1, clock_ms=60_000)
+    reply = (
+        match.copy()
+    )  # the reply as the boards showed it after the result (contract: after_result)
+    late_move = reply.play(reply.parse_san(A, "e5"), t=2.5, clock_ms=59_000)[0]
+    events += match.set_result(0, B, "resign", t=2)
+    decided = game_from_match_log(events)
+    assert (decided.result, decided.closing_comment) == ("1-0", "WhiteB resigns on board B")
+
+    revoked = ResultRevoked(3, "wrong board", events[-1])  # type: ignore[arg-type]
+    late = [*events, late_move]
+    assert game_from_match_log(late).moves == decided.moves  # read after the result: not in it
+
+    game = game_from_match_log([*late, revoked])
+    assert [m.san for m in game.moves] == ["e4", "e5"]
+    assert game.moves[-1].comments == ("result 1-0 revoked: wrong board",)
+    assert (game.result, game.closing_comment) == ("*", "")
+    text = write_bpgn(game)
+    assert "1a. e5{59} {result 1-0 revoked: wrong board} {} *" in text
+    assert parse_bpgn_game(text) == game

@@ -46,6 +46,7 @@ from bughouse_bridge.bughouse.events import (
     Alert,
     MovePlayed,
     ResultDecided,
+    ResultRevoked,
     StealInfo,
     Takeback,
 )
@@ -870,18 +871,26 @@ def game_from_match_log(
     """The game so far, from the match's event stream: moves (takebacks undone) and result.
 
     Besides moves, takebacks and results the stream may hold the ``illegal_drop_removed`` alerts
-    (row 9): they become the ``removal`` of the half-move before them.
+    (row 9): they become the ``removal`` of the half-move before them. Moves read after a
+    standing result are not part of the game; a revoked result lets them in, and the move before
+    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``).
     """
-    entries: list[MovePlayed | Alert] = []
+    entries: list[_Entry] = []
     decided: ResultDecided | None = None
+    cut: int | None = None  # how many entries the game had when its result was decided
     for event in events:
-        if isinstance(event, MovePlayed) or _is_removal(event):
+        if isinstance(event, MovePlayed | ResultRevoked) or _is_removal(event):
             entries.append(event)  # type: ignore[arg-type]  # _is_removal narrows to Alert
-        elif isinstance(event, Takeback):
+        if isinstance(event, Takeback):
             entries = _after_takeback(entries, event)
+            cut = None if cut is None else min(cut, len(entries))
         elif isinstance(event, ResultDecided):
             decided = event
-    game = game_from_moves(_played_moves(entries), tags=tags, comments=comments)
+            cut = len(entries) if cut is None else cut
+        elif isinstance(event, ResultRevoked):
+            decided, cut = None, None
+    kept = entries if cut is None else entries[:cut]
+    game = game_from_moves(_played_moves(kept), tags=tags, comments=comments)
     if decided is None:
         return game
     result = team_result(decided.winner_team)
@@ -891,26 +900,37 @@ def game_from_match_log(
     )
 
 
+_Entry = MovePlayed | Alert | ResultRevoked  # what the record keeps in time order
+
+
 def is_record_event(event: MatchEvent) -> bool:
     """Whether ``event`` changes the game record: the bridge keeps these for
     :func:`game_from_match_log` and republishes the BPGN after each.
 
     Hook: arbiter entries that should show in the record as comments (``accept``,
-    ``set_pocket``, a revoked result) belong here and in :func:`game_from_match_log` once the
-    match log has their event types.
+    ``set_pocket``) belong here and in :func:`_played_moves` once the match log has their event
+    types.
     """
-    return isinstance(event, MovePlayed | Takeback | ResultDecided) or _is_removal(event)
+    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked
+    return isinstance(event, record_types) or _is_removal(event)
 
 
 def _is_removal(event: MatchEvent) -> bool:
     return isinstance(event, Alert) and event.code is AlertCode.ILLEGAL_DROP_REMOVED
 
 
-def _played_moves(entries: Sequence[MovePlayed | Alert]) -> list[PlayedMove]:
-    """Moves in time order; a removal marks the move before it; a turn handed back gets a null."""
+def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
+    """Moves in time order; a removal or a revoked result marks the move before it; a turn handed
+    back gets a null move."""
     moves: list[PlayedMove] = []
     last_color: dict[BoardId, chess.Color] = {}
     for entry in entries:
+        if isinstance(entry, ResultRevoked):
+            if moves:
+                note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
+                comments = (*moves[-1].comments, normalize_comment(note.replace("}", ")")))
+                moves[-1] = replace(moves[-1], comments=comments)
+            continue
         if isinstance(entry, Alert):
             if moves and entry.board is not None:
                 square = chess.parse_square(str(entry.details["square"]))
@@ -928,14 +948,12 @@ def _played_move(event: MovePlayed) -> PlayedMove:
     return PlayedMove(event.board, event.color, event.san, clock, event.steal, forced=event.forced)
 
 
-def _after_takeback(
-    entries: list[MovePlayed | Alert], takeback: Takeback
-) -> list[MovePlayed | Alert]:
+def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
     """Drop the board's moves beyond the takeback's ply, and removals that followed them."""
-    kept: list[MovePlayed | Alert] = []
+    kept: list[_Entry] = []
     plies = 0
     for entry in entries:
-        if entry.board is takeback.board:
+        if not isinstance(entry, ResultRevoked) and entry.board is takeback.board:
             if isinstance(entry, MovePlayed):
                 plies += 1
             if plies > takeback.ply:

@@ -128,6 +128,15 @@ class ResultDecided:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultRevoked:
+    """The arbiter withdrew the match result; the game goes on (later decisions count)."""
+
+    t: float
+    reason: str
+    revoked: ResultDecided
+
+
+@dataclass(frozen=True, slots=True)
 class Takeback:
     t: float
     board: BoardId
@@ -172,6 +181,7 @@ MatchEvent = (
     | Flag
     | Clocks
     | ResultDecided
+    | ResultRevoked
     | Takeback
     | Alert
     | LinkChanged
