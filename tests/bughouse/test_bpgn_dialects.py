@@ -209,9 +209,7 @@ def test_record_date_tags():
 def test_moves_after_a_standing_result_stay_out_until_it_is_revoked():
     match = Match(get_preset("dsj"))
     events = match.play(match.parse_san(A, "e4"), t=1, clock_ms=60_000)
-    reply = (
-        match.copy()
-    )  # the reply as the boards showed it after the result (contract: after_result)
+    reply = match.copy()  # the reply the boards showed after the result (after_result)
     late_move = reply.play(reply.parse_san(A, "e5"), t=2.5, clock_ms=59_000)[0]
     events += match.set_result(0, B, "resign", t=2)
     decided = game_from_match_log(events)
@@ -226,5 +224,5 @@ def test_moves_after_a_standing_result_stay_out_until_it_is_revoked():
     assert game.moves[-1].comments == ("result 1-0 revoked: wrong board",)
     assert (game.result, game.closing_comment) == ("*", "")
     text = write_bpgn(game)
-    assert "1a. e5{59} {result 1-0 revoked: wrong board} {} *" in text
+    assert "1a. e5{59} {result 1-0 revoked: wrong board}\n{} *" in text
     assert parse_bpgn_game(text) == game
