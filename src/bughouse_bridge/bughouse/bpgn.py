@@ -9,18 +9,29 @@ What we read (see ``docs/bpgn.md`` and ``shared/research/bughouse-engines.md`` Â
   dot. ``1A.`` White on board A, ``1a.`` Black on A, ``1B.``/``1b.`` the same on board B. Half-moves
   of both boards are interleaved in the real time order.
 * The first brace comment after a move that is a plain number is the mover's remaining clock in
-  seconds (``e4{118.585}``); further comments belong to the move (``{R: ... requests to abort}``).
+  seconds (``e4{118.585}``, chess.com: ``{[%clk 0:01:58.5]}``); further comments belong to the
+  move (``{R: ... requests to abort}``).
 * The comment right before the result token is the *closing* comment (``{BobBughouse checkmated}``);
-  the result token is board-relative (``1-0``: White won the deciding game, on either board).
+  the result is kept as written (bughousedb's is board-relative, ours team-relative).
 * Line breaks may fall anywhere; whitespace inside comments is collapsed to single spaces.
+* chess.com's ``$146@g4`` is ``N@g4``; bughouse.pro's file-less pawn capture ``xe6`` is resolved
+  at replay.
 
-Extensions we write (both are ignored harmlessly by other BPGN readers):
+What we write: the ``[Result]`` and result token **team-relative** (``1-0`` = White A and Black B
+won, as pychess-variants and bughouse.pro read it, :func:`team_result`) and a closing comment that
+names the loser, seat and deciding board (:func:`closing_comment_for`); the clock is always the
+first comment after a move, because pychess-variants reads it so and fails on other text there.
+
+Extensions we write (other BPGN readers skip them, or replay the same positions):
 
 * ``[Rules "dsj"]`` names the rule preset; ``[RulesOverrides "key=value;key=value"]`` lists
   overrides, see :func:`ruleset_tags` and :func:`ruleset_from_game`.
 * A steal-promotion (rules row 4) is written as a standard SAN promotion followed by a
   machine-readable comment naming the board and square the piece was taken from:
   ``e8=Q{241.5} {steal B:d1}``. It is parsed into :attr:`BpgnMove.steal`.
+* An illegal drop that stood (row 9) is a null move with the drop in a comment:
+  ``--{59.5} {illegal N@f6}``; its removal ``{removed A:f6}`` marks the half-move before it, and a
+  bare ``--`` of the other side follows where the removal gives the move back to the offender.
 
 Errors in the text raise :class:`BpgnError` (a ``ValueError``) with the 1-based line and column.
 
