@@ -11,6 +11,7 @@ import pytest
 from bughouse_bridge.bridge import Bridge
 from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.config import ConfigError, load_settings
+from bughouse_bridge.daemon.app import Daemon
 from bughouse_bridge.daemon.archive import GameArchive, archive_name
 from bughouse_bridge.daemon.wiring import bridge_config, record_tags
 
@@ -150,3 +151,22 @@ def test_archive_names_are_safe_file_names(round_, table, expected):
     name = archive_name(origin_epoch=ORIGIN, match_id="m", round_=round_, table=table, game=2)
     assert name == expected
     assert "/" not in name
+
+
+def test_the_daemon_archives_what_it_routes(settings):
+    daemon = Daemon(settings)
+    try:
+        _, output = daemon.bridge.command(
+            "set_result", b'{"winner": "tigers", "board": "A", "reason": "time"}', 3.0
+        )
+        daemon._route(output)
+        (path,) = (settings.state_dir / "games").iterdir()
+        assert path == daemon.archive.path_of(1)
+        game = parse_bpgn_game(path.read_text(encoding="utf-8"))
+        assert (game.result, game.closing_comment) == (
+            "1-0",  # tigers: White A + Black B
+            "Ann (BlackA) forfeits on time on board A",
+        )
+    finally:
+        daemon.journal.close()
+        daemon.outbox.close()
