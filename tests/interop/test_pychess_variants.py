@@ -123,6 +123,7 @@ def test_every_bundled_game_imports_with_identical_moves_and_the_right_team(name
     assert "error" not in imported["response"], imported["response"]
     moves, winner = reference(name)
     assert imported["moves"] == moves
+    assert imported["moves"] == pychess_import(bundled_game(name))["moves"]  # as FICS' own file
     assert imported["result"] == TEAM_CODES.get(winner, "d")  # type: ignore[call-overload]
 
 
