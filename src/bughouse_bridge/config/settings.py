@@ -268,14 +268,6 @@ def _read_password(password_file: Path | None) -> str | None:
         raise ValueError(f"cannot read {password_file}: {error}") from error
 
 
-class TimingSettings(_Strict):
-    stability_window: PositiveSeconds = 0.25
-    drop_grace: PositiveSeconds = 2.0
-    unexplained_position_limit: PositiveSeconds = 4.0
-    stalling_limit: PositiveSeconds = 60.0
-    link_silence_timeout: PositiveSeconds = 10.0
-
-
 # A BPGN tag value: one line (the writer escapes quotes and backslashes).
 TagText = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\n\r]*$")]
 
@@ -294,6 +286,14 @@ class GameSettings(_Strict):
 
     # [TimeControl] as PGN writes it: base seconds, "+" increment seconds ("300+0", "180").
     time_control: Annotated[str, Field(pattern=r"^\d+(\+\d+)?$")] | None = None
+
+
+class TimingSettings(_Strict):
+    stability_window: PositiveSeconds = 0.25
+    drop_grace: PositiveSeconds = 2.0
+    unexplained_position_limit: PositiveSeconds = 4.0
+    stalling_limit: PositiveSeconds = 60.0
+    link_silence_timeout: PositiveSeconds = 10.0
 
 
 def _default_state_dir() -> Path:
@@ -318,11 +318,11 @@ class Settings(BaseSettings):
     links: list[LinkSettings] = Field(default_factory=list, max_length=2)
     mqtt: MqttSettings = Field(default_factory=MqttSettings)  # type: ignore[arg-type]
     timings: TimingSettings = Field(default_factory=TimingSettings)
-    event: EventSettings = Field(default_factory=EventSettings)
-    game: GameSettings = Field(default_factory=GameSettings)
     record: Path | None = None
     state_dir: Path = Field(default_factory=_default_state_dir)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    event: EventSettings = Field(default_factory=EventSettings)
+    game: GameSettings = Field(default_factory=GameSettings)
 
     @field_validator("links")
     @classmethod
