@@ -72,12 +72,12 @@ class BridgeConfig:
     links: Mapping[str, BoardId]  # link name -> the board it carries
     root: str = "bughouse/v1"
     teams: Teams = field(default_factory=Teams)
+    # BPGN tags from the configuration ([event], [game]): Event, Site, Round, Table, TimeControl.
+    record_tags: Mapping[str, str] = field(default_factory=dict)
     boot_id: str = "replay"
     clock_origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
     first_seq: int = 1
     start_fens: Mapping[BoardId, str] | None = None
-    # BPGN tags from the configuration ([event], [game]): Event, Site, Round, Table, TimeControl.
-    record_tags: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +152,9 @@ class Bridge:
         self._envelope = Envelope(config.bridge_id, config.match_id, config.boot_id)
         self._decoders = {link: DgtDecoder() for link in config.links}
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
+        self.game_number = 0  # 1 for the match's first game; each new_game adds one
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
-        self.game_number = 0  # 1 for the match's first game; each new_game adds one
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
