@@ -532,6 +532,7 @@ def test_game_from_match_log_keeps_the_steal():
         (B, 0, "time", "Giomaxxim (WhiteB) forfeits on time on board B"),
         (A, 0, "arbiter", "Stesox (BlackA) loses (arbiter) on board A"),
         (A, 1, "resign", "Rabbos (WhiteA) resigns on board A"),
+        (B, 1, "illegal move", "BobBughouse (BlackB) loses by an illegal move on board B"),
         (A, None, "draw", "Game drawn on board A (draw)"),
     ],
 )

@@ -844,6 +844,7 @@ _CLOSING_PHRASES: Final = {
     "checkmate": "checkmated",
     "time": "forfeits on time",
     "resign": "resigns",
+    "illegal move": "loses by an illegal move",  # the referee's claim (rows 10/13)
     "illegal_move": "loses by an illegal move",
 }
 
