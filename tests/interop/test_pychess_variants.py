@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from functools import cache
@@ -24,6 +25,8 @@ from typing import Any
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bughouse_bridge.bridge import Bridge, BridgeConfig, replay_chunks
 from bughouse_bridge.bughouse.bpgn import (
@@ -33,7 +36,7 @@ from bughouse_bridge.bughouse.bpgn import (
     ruleset_tags,
     write_bpgn,
 )
-from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided
+from bughouse_bridge.bughouse.events import MatchEvent, MovePlayed, ResultDecided
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
@@ -201,3 +204,37 @@ def test_a_steal_promotion_imports_and_agrees_up_to_the_stolen_piece():
     replay(parse_bpgn_game(text), again)
     assert again.fen(B) == match.fen(B)
     assert again.board_fen(B).split("/")[-1] == "RNB1KB1R"  # the queen left board B
+
+
+def random_game(seed: int, plies: int) -> tuple[Match, list[MatchEvent]]:
+    """A legal two-board playout under ``fics``, both boards in a random interleaving."""
+    rng = random.Random(seed)
+    match = Match(get_preset("fics"))
+    events: list[MatchEvent] = []
+    clocks = dict.fromkeys(BoardId, 300000)
+    for index in range(plies):
+        if match.result is not None:
+            break
+        board = rng.choice([A, B])
+        moves = match.legal_moves(board) or match.legal_moves(board.other)
+        if not moves:
+            break
+        move = rng.choice(moves)
+        clocks[move.board] -= rng.randrange(100, 5000)
+        events += match.play(move, t=float(index), clock_ms=clocks[move.board])
+    return match, events
+
+
+@settings(max_examples=8, deadline=None)  # a pychess subprocess per example
+@given(st.integers(0, 2**32 - 1), st.integers(20, 160))
+def test_random_legal_games_import_move_for_move(seed, plies):
+    """Drops, promotions, castling, mates: pychess-variants replays every move we write."""
+    match, events = random_game(seed, plies)
+    imported = pychess_import(as_bpgn(events, "fics"))
+    assert "error" not in imported["response"], imported["response"]
+    played = [e for e in events if isinstance(e, MovePlayed)]
+    assert imported["moves"] == {
+        str(board): [e.move.uci for e in played if e.board is board] for board in BoardId
+    }
+    result = match.result
+    assert imported["result"] == ("d" if result is None else TEAM_CODES[result.winner_team])
