@@ -26,6 +26,7 @@ from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided, ResultRev
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
+from bughouse_bridge.daemon.cli import main
 
 A, B = BoardId.A, BoardId.B
 W, K = chess.WHITE, chess.BLACK
@@ -226,3 +227,11 @@ def test_moves_after_a_standing_result_stay_out_until_it_is_revoked():
     text = write_bpgn(game)
     assert "1a. e5{59} {result 1-0 revoked: wrong board}\n{} *" in text
     assert parse_bpgn_game(text) == game
+
+
+def test_emulate_refuses_a_game_with_an_illegal_drop_that_stood(tmp_path, capsys):
+    _, events = forced_game("dsj")
+    path = tmp_path / "forced.bpgn"
+    path.write_text(write_bpgn(game_from_match_log(events)), encoding="utf-8")
+    assert main(["emulate", str(path)]) == 1
+    assert "illegal drop that stood (1a. N@f6" in capsys.readouterr().err
