@@ -80,7 +80,7 @@ PLAYER_TAGS: Final = {
 RULES_TAG: Final = "Rules"
 RULES_OVERRIDES_TAG: Final = "RulesOverrides"
 
-NULL_SAN: Final = "--"  # PGN's null move: the side passes (see "Illegal drops" in docs/bpgn.md)
+NULL_SAN: Final = "--"  # PGN's null move: the side passes (docs/bpgn.md, "Extensions")
 
 _CLOCK_RE: Final = re.compile(r"-?\d+(?:\.\d+)?")
 # chess.com writes the mover's clock as {[%clk 0:01:23.4]} (hours optional in the wild).
