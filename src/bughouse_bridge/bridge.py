@@ -12,7 +12,13 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bughouse_bridge.bughouse.bpgn import game_from_match_log, ruleset_tags, write_bpgn
+from bughouse_bridge.bughouse.bpgn import (
+    game_from_match_log,
+    is_record_event,
+    record_date_tags,
+    ruleset_tags,
+    write_bpgn,
+)
 from bughouse_bridge.bughouse.events import (
     Alert,
     Mate,
@@ -77,6 +83,8 @@ class BridgeConfig:
     links: Mapping[str, BoardId]  # link name -> the board it carries
     root: str = "bughouse/v1"
     teams: Teams = field(default_factory=Teams)
+    # BPGN tags from the configuration ([event], [game]): Event, Site, Round, Table, TimeControl.
+    record_tags: Mapping[str, str] = field(default_factory=dict)
     boot_id: str = "replay"
     clock_origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
     first_seq: int = 1
@@ -155,6 +163,7 @@ class Bridge:
         self._envelope = Envelope(config.bridge_id, config.match_id, config.boot_id)
         self._decoders = {link: DgtDecoder() for link in config.links}
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
+        self.game_number = 0  # 1 for the match's first game; each new_game adds one
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
         self.last_command_failure: Exception | None = None
@@ -293,9 +302,15 @@ class Bridge:
     def bpgn_text(self) -> str:
         return write_bpgn(game_from_match_log(self._game_events, tags=self._bpgn_tags()))
 
+    @property
+    def game_decided(self) -> bool:
+        """Whether the current game has a result (the shell archives its record then)."""
+        return self._reconstructor.match.result is not None
+
     # -- internals ----------------------------------------------------------------------------
 
     def _start_new_game(self) -> None:
+        self.game_number += 1
         self._reconstructor = self._factory(Match(self._config.rules, fens=self._config.start_fens))
         self._views = {board: BoardView() for board in BoardId}
         self._game_events: list[MatchEvent] = []
@@ -362,9 +377,7 @@ class Bridge:
         if payload["seq"] < self._publish_from_seq:
             return Output(events=(payload,))
         publications = [*event_publications(self.topics, payload), self.state_publication(event.t)]
-        if isinstance(
-            event, MovePlayed | Takeback | ResultDecided | ResultRevoked | PositionAccepted | PocketSet
-        ):
+        if is_record_event(event):
             publications.append(self._bpgn_publication())
         return Output(tuple(publications), events=(payload,))
 
@@ -390,6 +403,8 @@ class Bridge:
                 self._game_events.append(event)
                 for view in self._views.values():
                     view.status = "playing" if view.status == "finished" else view.status
+            case Alert() if is_record_event(event):  # a removal (row 9) is part of the record
+                self._game_events.append(event)
             case _:  # alerts, link changes, checks… change no board view
                 pass
 
@@ -419,15 +434,23 @@ class Bridge:
         return Publication(self.topics.bpgn, self.bpgn_text().encode(), qos=1, retain=True)
 
     def _bpgn_tags(self) -> dict[str, str]:
-        players = self._config.teams.players
+        """The seven-tag roster first, as PGN readers expect; see docs/bpgn.md, "Tags"."""
+        config = self._config
+        players = config.teams.players
+        configured = dict(config.record_tags)
+        first_move = next((e.t for e in self._game_events if isinstance(e, MovePlayed)), 0.0)
         return {
-            "Event": f"bughouse-bridge match {self._config.match_id}",
-            "Site": self._config.bridge_id,
+            "Event": configured.pop("Event", f"bughouse-bridge match {config.match_id}"),
+            "Site": configured.pop("Site", config.bridge_id),
+            **record_date_tags(config.clock_origin_epoch, first_move),
+            "Round": configured.pop("Round", "?"),
             "WhiteA": players.get("white_a", "?"),
             "BlackA": players.get("black_a", "?"),
             "WhiteB": players.get("white_b", "?"),
             "BlackB": players.get("black_b", "?"),
-            **ruleset_tags(self._config.rules),
+            **configured,
+            "Variant": "Bughouse",
+            **ruleset_tags(config.rules),
         }
 
     def _board_snapshot(self, match: Match, board: BoardId) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from bughouse_bridge.bughouse.bpgn import (
     rules_tags,
     ruleset_from_game,
     ruleset_tags,
+    team_result,
     write_bpgn,
     write_bpgn_games,
 )
@@ -509,7 +510,11 @@ def test_game_from_match_log_undoes_takebacks_and_adds_the_result():
         ("1B.", "d4", None),
         ("1a.", "c5", 117.25),
     ]
-    assert (game.result, game.tags["Result"], game.closing_comment) == ("0-1", "0-1", "Ann resigns")
+    assert (game.result, game.tags["Result"], game.closing_comment) == (
+        "0-1",
+        "0-1",
+        "Ann (WhiteA) resigns on board A",
+    )
     assert parse_bpgn_game(write_bpgn(game)) == game
 
 
@@ -521,20 +526,31 @@ def test_game_from_match_log_keeps_the_steal():
 
 
 @pytest.mark.parametrize(
-    ("board", "bpgn_result", "reason", "expected"),
+    ("board", "winner", "reason", "expected"),
     [
-        (B, "1-0", "checkmate", "BobBughouse checkmated"),
-        (B, "0-1", "time", "Giomaxxim forfeits on time"),
-        (A, "1-0", "arbiter", "Stesox loses (arbiter)"),
-        (A, "1/2-1/2", "draw", "Game drawn"),
+        (B, 1, "checkmate", "BobBughouse (BlackB) checkmated on board B"),
+        (B, 0, "time", "Giomaxxim (WhiteB) forfeits on time on board B"),
+        (A, 0, "arbiter", "Stesox (BlackA) loses (arbiter) on board A"),
+        (A, 1, "resign", "Rabbos (WhiteA) resigns on board A"),
+        (B, 1, "illegal move", "BobBughouse (BlackB) loses by an illegal move on board B"),
+        (A, None, "draw", "Game drawn on board A (draw)"),
     ],
 )
-def test_closing_comment_for(board, bpgn_result, reason, expected):
+def test_closing_comment_names_board_seat_and_reason(board, winner, reason, expected):
     players = parse_bpgn_game(bundled_game()).players
-    result = ResultDecided(
-        t=0, winner_team=None, board=board, reason=reason, bpgn_result=bpgn_result
-    )
+    result = ResultDecided(t=0, winner_team=winner, board=board, reason=reason, bpgn_result="*")
     assert closing_comment_for(result, players) == expected
+
+
+@pytest.mark.parametrize("players", [{}, {Seat(B, K): "?"}, {Seat(B, K): ""}])
+def test_closing_comment_falls_back_to_the_seat_name(players):
+    result = ResultDecided(t=0, winner_team=1, board=B, reason="checkmate", bpgn_result="0-1")
+    assert closing_comment_for(result, players) == "BlackB checkmated on board B"
+
+
+@pytest.mark.parametrize(("winner", "expected"), [(0, "1-0"), (1, "0-1"), (None, "1/2-1/2")])
+def test_team_result_is_relative_to_white_a_and_black_b(winner, expected):
+    assert team_result(winner) == expected
 
 
 rule_overrides = st.fixed_dictionaries(
@@ -584,4 +600,4 @@ def test_numbered_moves_accepts_the_rules_core_forms_of_a_steal(
 
 def test_closing_comment_survives_odd_reasons():
     result = ResultDecided(t=0, winner_team=0, board=A, reason="{x}", bpgn_result="1-0")
-    assert closing_comment_for(result, {}) == "BlackA loses ({x))"
+    assert closing_comment_for(result, {}) == "BlackA loses ({x)) on board A"

@@ -161,9 +161,10 @@ def test_moves_after_the_result_are_still_read_but_decide_nothing(kit, preset):
 
 @pytest.mark.parametrize(
     ("winner", "board", "expected"),
-    [(0, A, "1-0"), (1, A, "0-1"), (0, B, "0-1"), (1, B, "1-0"), (None, A, "1/2-1/2")],
+    [(0, A, "1-0"), (1, A, "0-1"), (0, B, "1-0"), (1, B, "0-1"), (None, A, "1/2-1/2")],
 )
-def test_bpgn_result_is_board_relative(kit, winner, board, expected):
+def test_bpgn_result_is_team_relative(kit, winner, board, expected):
+    """ "1-0" = White A + Black B won, on either board (docs/bpgn.md, the Result convention)."""
     events = kit.match("dsj").set_result(winner, board, "resign", t=1.0)
     assert events == [ResultDecided(1.0, winner, board, "resign", expected)]
 

@@ -508,7 +508,7 @@ def test_row11_override_first_mate_wins(kit):
     match = kit.match("dsj", a=CONTACT, b=MIRROR_CONTACT, both_mated="first_wins")
     kit.play(match, A, "Qg7", t=1.0)
     events = kit.play(match, B, "Qg7", t=2.0)
-    assert kit.of_type(events, ResultDecided) == [ResultDecided(2.0, 1, B, "checkmate", "1-0")]
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(2.0, 1, B, "checkmate", "0-1")]
 
 
 # --- row 12: both teams flagged (note H) ------------------------------------------------------

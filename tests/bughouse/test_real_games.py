@@ -100,7 +100,8 @@ def test_decisive_game_ends_with_a_final_mate_on_board_b():
         (BoardId.B, chess.BLACK, MateStatus.FINAL)
     ]
     (result,) = [e for e in last.events if isinstance(e, ResultDecided)]
-    assert result.bpgn_result == game.result == "1-0"
+    assert game.result == "1-0"  # FICS: board-relative, White B won the deciding game
+    assert result.bpgn_result == "0-1"  # ours: team-relative, Black A + White B won
     assert result.board is BoardId.B
     assert result.reason == "checkmate"
     assert result.winner_team == Seat(BoardId.B, chess.WHITE).team
@@ -116,15 +117,21 @@ def test_match_log_gives_back_the_moves(name):
     events = [event for step in steps for event in step.events]
     rebuilt = game_from_match_log(events, tags=game.tags, comments=game.comments)
     assert rebuilt.moves == tuple(replace(move, comments=()) for move in game.moves)
-    assert rebuilt.result == game.result
 
 
-def test_match_log_gives_back_the_decisive_game_byte_for_byte():
-    """Result, board-relative "1-0" and the closing comment come from the ResultDecided event."""
+def test_match_log_gives_back_the_decisive_game_in_our_result_convention():
+    """Moves, clocks and tags byte for byte; the Result becomes team-relative ("0-1": Black A +
+    White B won, where FICS wrote the board-relative "1-0") and the closing comment names the
+    deciding board and seat."""
     game, _, steps = replayed(DECISIVE)
     events = [event for step in steps for event in step.events]
     rebuilt = game_from_match_log(events, tags=game.tags, comments=game.comments)
-    assert write_bpgn(rebuilt) == bundled_game(DECISIVE)
+    expected = (
+        bundled_game(DECISIVE)
+        .replace('[Result "1-0"]', '[Result "0-1"]')
+        .replace("{BobBughouse checkmated} 1-0", "{BobBughouse (BlackB) checkmated on board B} 0-1")
+    )
+    assert write_bpgn(rebuilt) == expected
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,18 +9,29 @@ What we read (see ``docs/bpgn.md`` and ``shared/research/bughouse-engines.md`` �
   dot. ``1A.`` White on board A, ``1a.`` Black on A, ``1B.``/``1b.`` the same on board B. Half-moves
   of both boards are interleaved in the real time order.
 * The first brace comment after a move that is a plain number is the mover's remaining clock in
-  seconds (``e4{118.585}``); further comments belong to the move (``{R: ... requests to abort}``).
+  seconds (``e4{118.585}``, chess.com: ``{[%clk 0:01:58.5]}``); further comments belong to the
+  move (``{R: ... requests to abort}``).
 * The comment right before the result token is the *closing* comment (``{BobBughouse checkmated}``);
-  the result token is board-relative (``1-0``: White won the deciding game, on either board).
+  the result is kept as written (bughousedb's is board-relative, ours team-relative).
 * Line breaks may fall anywhere; whitespace inside comments is collapsed to single spaces.
+* chess.com's ``$146@g4`` is ``N@g4``; bughouse.pro's file-less pawn capture ``xe6`` is resolved
+  at replay.
 
-Extensions we write (both are ignored harmlessly by other BPGN readers):
+What we write: the ``[Result]`` and result token **team-relative** (``1-0`` = White A and Black B
+won, as pychess-variants and bughouse.pro read it, :func:`team_result`) and a closing comment that
+names the loser, seat and deciding board (:func:`closing_comment_for`); the clock is always the
+first comment after a move, because pychess-variants reads it so and fails on other text there.
+
+Extensions we write (other BPGN readers skip them, or replay the same positions):
 
 * ``[Rules "dsj"]`` names the rule preset; ``[RulesOverrides "key=value;key=value"]`` lists
   overrides, see :func:`ruleset_tags` and :func:`ruleset_from_game`.
 * A steal-promotion (rules row 4) is written as a standard SAN promotion followed by a
   machine-readable comment naming the board and square the piece was taken from:
   ``e8=Q{241.5} {steal B:d1}``. It is parsed into :attr:`BpgnMove.steal`.
+* An illegal drop that stood (row 9) is a null move with the drop in a comment:
+  ``--{59.5} {illegal N@f6}``; its removal ``{removed A:f6}`` marks the half-move before it, and a
+  bare ``--`` of the other side follows where the removal gives the move back to the offender.
 
 Errors in the text raise :class:`BpgnError` (a ``ValueError``) with the 1-based line and column.
 
@@ -35,6 +46,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import TYPE_CHECKING, Final
@@ -42,17 +54,17 @@ from typing import TYPE_CHECKING, Final
 import chess
 
 from bughouse_bridge.bughouse.events import (
+    Alert,
     MovePlayed,
-    ResultDecided,
-    ResultRevoked,
     PocketSet,
     PositionAccepted,
     ResultDecided,
+    ResultRevoked,
     StealInfo,
     Takeback,
 )
 from bughouse_bridge.bughouse.rules import RuleSet, get_preset
-from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Seat, color_name
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Seat, color_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -70,17 +82,26 @@ PLAYER_TAGS: Final = {
 RULES_TAG: Final = "Rules"
 RULES_OVERRIDES_TAG: Final = "RulesOverrides"
 
+NULL_SAN: Final = "--"  # PGN's null move: the side passes (docs/bpgn.md, "Extensions")
+
 _CLOCK_RE: Final = re.compile(r"-?\d+(?:\.\d+)?")
+# chess.com writes the mover's clock as {[%clk 0:01:23.4]} (hours optional in the wild).
+_CHESSCOM_CLOCK_RE: Final = re.compile(r"\[%clk (?:(\d+):)?(\d+):(\d+(?:\.\d+)?)\]")
 _STEAL_RE: Final = re.compile(r"steal ([AB]):([a-h][1-8])")
+_ILLEGAL_RE: Final = re.compile(r"illegal ([PNBRQ]?@[a-h][1-8][+#]?)")
+_REMOVED_RE: Final = re.compile(r"removed ([AB]):([a-h][1-8])")
+_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE)
+_CHESSCOM_KNIGHT_DROP: Final = "$146@"  # chess.com's export glitch for "N@"
 _TAG_RE: Final = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]', re.DOTALL)
 _TAG_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+")
 _NUMBER_RE: Final = re.compile(r"(\d+)([AaBb])\.")
 _SAN_RE: Final = re.compile(
     r"""(?:
-        O-O(?:-O)? | 0-0(?:-0)?                          # castling
+        -- | O-O(?:-O)? | 0-0(?:-0)?                     # null move, castling
       | [PNBRQK]?@[a-h][1-8]                             # drop (bughousedb writes P@ too)
       | [NBRQK][a-h]?[1-8]?x?[a-h][1-8]                  # piece move
       | [a-h](?:x[a-h])?[1-8](?:=?[NBRQK])?              # pawn move, capture, promotion
+      | x[a-h][1-8](?:=?[NBRQK])?                        # bughouse.pro: pawn capture, no file
     )[+#]?""",
     re.VERBOSE,
 )
@@ -120,6 +141,20 @@ def is_steal_comment(text: str) -> bool:
     return _STEAL_RE.fullmatch(text) is not None
 
 
+def is_reserved_comment(text: str) -> bool:
+    """A comment that a reader takes for a steal, an illegal move or a removal (our dialect)."""
+    return any(pattern.fullmatch(text) for pattern in _RESERVED_RES)
+
+
+def chesscom_clock(text: str) -> float | None:
+    """Seconds from a chess.com clock comment ``[%clk 0:01:23.4]``; None for other text."""
+    found = _CHESSCOM_CLOCK_RE.fullmatch(text)
+    if found is None:
+        return None
+    hours, minutes, seconds = found.groups()
+    return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+
+
 def normalize_comment(text: str) -> str:
     """Comment text as a reader sees it: whitespace collapsed, since line breaks fall anywhere."""
     return " ".join(text.split())
@@ -129,10 +164,23 @@ def steal_comment(board: BoardId, square: chess.Square) -> str:
     return f"steal {board.value}:{chess.square_name(square)}"
 
 
+def illegal_comment(san: str) -> str:
+    return f"illegal {san}"
+
+
+def removed_comment(board: BoardId, square: chess.Square) -> str:
+    return f"removed {board.value}:{chess.square_name(square)}"
+
+
 def format_clock(seconds: float) -> str:
     """Shortest exact positional form: ``298.21``, ``180``; never an exponent."""
     text = format(Decimal(repr(seconds)), "f")
     return text.removesuffix(".0")
+
+
+def _reads_as_move_comment(text: str) -> bool:
+    """Text that a reader would take for a clock or an annotation of the last move."""
+    return is_clock_comment(text) or is_reserved_comment(text) or chesscom_clock(text) is not None
 
 
 def _check_comment(text: str, what: str) -> None:
@@ -148,6 +196,11 @@ class BpgnMove:
 
     ``number`` is the per-board full-move number; ``clock`` the mover's remaining seconds after
     the move; ``steal`` the board and square a steal-promotion took its piece from.
+
+    ``forced``: an illegal drop that stood on the board (rules row 9); ``san`` is the drop, the
+    file shows ``--`` (a null move) with ``{illegal P@b8}``. ``san == "--"`` alone is a null move
+    that only keeps the turn order after a removal handed the move back. ``removal``: after this
+    half-move the illegal drop on that board and square was taken off.
     """
 
     board: BoardId
@@ -157,23 +210,37 @@ class BpgnMove:
     clock: float | None = None
     comments: tuple[str, ...] = ()
     steal: tuple[BoardId, chess.Square] | None = None
+    forced: bool = False
+    removal: tuple[BoardId, chess.Square] | None = None
 
     def __post_init__(self) -> None:
         if self.number < 1:
             raise BpgnError(f"move number {self.number} must be at least 1")
-        if _SAN_RE.fullmatch(self.san) is None:
-            raise BpgnError(f"{self.san!r} is not a SAN move")
+        self._check_san()
         if self.clock is not None and not math.isfinite(self.clock):
             raise BpgnError(f"clock {self.clock!r} is not a finite number")
-        for comment in self.comments:
-            _check_comment(comment, "move comment")
-            if is_steal_comment(comment):
-                raise BpgnError(f"move comment {comment!r} would read back as a steal")
-        first_comment = self.comments[0] if self.comments else ""
-        if self.clock is None and is_clock_comment(first_comment):
-            raise BpgnError(f"first move comment {self.comments[0]!r} would read as a clock")
+        self._check_comments()
         if self.steal is not None:
             self._check_steal(self.steal)
+
+    def _check_san(self) -> None:
+        if _SAN_RE.fullmatch(self.san) is None:
+            raise BpgnError(f"{self.san!r} is not a SAN move")
+        if self.forced and _ILLEGAL_RE.fullmatch(illegal_comment(self.san)) is None:
+            raise BpgnError(f"{self.san!r} is forced but only an illegal drop can stand (P@b8)")
+        if self.is_null and self.steal is not None:
+            raise BpgnError("a null move '--' cannot steal")
+        if self.removal is not None and self.removal[1] not in chess.SQUARES:
+            raise BpgnError(f"removal square {self.removal[1]!r} is not a square")
+
+    def _check_comments(self) -> None:
+        for comment in self.comments:
+            _check_comment(comment, "move comment")
+            if is_reserved_comment(comment):
+                raise BpgnError(f"move comment {comment!r} would read back as an annotation")
+        first_comment = self.comments[0] if self.comments else ""
+        if self.clock is None and _clock_of(first_comment) is not None:
+            raise BpgnError(f"first move comment {self.comments[0]!r} would read as a clock")
 
     def _check_steal(self, steal: tuple[BoardId, chess.Square]) -> None:
         steal_board, square = steal
@@ -187,6 +254,15 @@ class BpgnMove:
     @property
     def seat(self) -> Seat:
         return Seat(self.board, self.color)
+
+    @property
+    def is_null(self) -> bool:
+        return self.san == NULL_SAN
+
+    @property
+    def written_san(self) -> str:
+        """What the movetext shows: a forced (illegal) drop is a null move for other readers."""
+        return NULL_SAN if self.forced else self.san
 
     @property
     def label(self) -> str:
@@ -222,7 +298,8 @@ class BpgnGame:
         for comment in self.comments:
             _check_comment(comment, "opening comment")
         _check_comment(self.closing_comment, "closing comment")
-        if is_clock_comment(self.closing_comment) or is_steal_comment(self.closing_comment):
+        closing = self.closing_comment
+        if _reads_as_move_comment(closing):
             raise BpgnError(f"closing comment {self.closing_comment!r} would read as a move's")
 
     @property
@@ -398,6 +475,8 @@ def _word_tokens(text: str, offset: int, positions: _Positions) -> Iterator[_Tok
         rest = rest[number.end() :]
         if not rest:
             return  # the usual case: a space between the number and the move
+    if rest.startswith(_CHESSCOM_KNIGHT_DROP):
+        rest = "N@" + rest.removeprefix(_CHESSCOM_KNIGHT_DROP)
     if _SAN_RE.fullmatch(rest) is None:
         if re.fullmatch(r"\d+\.+", rest):
             raise positions.error(
@@ -491,22 +570,70 @@ def _make_move(
 ) -> BpgnMove:
     board = BoardId(number.text.upper())
     color = chess.WHITE if number.text.isupper() else chess.BLACK
-    steal: tuple[BoardId, chess.Square] | None = None
-    clock: float | None = None
-    rest: list[str] = []
+    notes = _MoveNotes()
     for comment in comments:
-        if found := _STEAL_RE.fullmatch(comment.text):
-            if steal is not None:
-                raise positions.error("a move can steal only once", comment.offset)
-            steal = BoardId(found[1]), chess.parse_square(found[2])
-        elif clock is None and not rest and is_clock_comment(comment.text):
-            clock = float(comment.text)
-        else:
-            rest.append(comment.text)
+        try:
+            notes.add(comment.text)
+        except BpgnError as error:
+            raise positions.error(error.reason, comment.offset) from None
+    text = san.text
+    forced = notes.illegal is not None
+    if forced:
+        if text != NULL_SAN:
+            raise positions.error(f"'illegal' annotates a null move '--', not {text!r}", san.offset)
+        text = notes.illegal or text
     try:
-        return BpgnMove(board, color, number.number, san.text, clock, tuple(rest), steal)
+        return BpgnMove(
+            board,
+            color,
+            number.number,
+            text,
+            notes.clock,
+            tuple(notes.rest),
+            notes.steal,
+            forced=forced,
+            removal=notes.removal,
+        )
     except BpgnError as error:
         raise positions.error(error.reason, san.offset) from None
+
+
+@dataclass(slots=True)
+class _MoveNotes:
+    """The comments after one move, sorted into clock, our annotations and the rest."""
+
+    clock: float | None = None
+    steal: tuple[BoardId, chess.Square] | None = None
+    illegal: str | None = None
+    removal: tuple[BoardId, chess.Square] | None = None
+    rest: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        if found := _STEAL_RE.fullmatch(text):
+            _only_once(self.steal, "steal")
+            self.steal = BoardId(found[1]), chess.parse_square(found[2])
+        elif found := _ILLEGAL_RE.fullmatch(text):
+            _only_once(self.illegal, "be illegal")
+            self.illegal = found[1]
+        elif found := _REMOVED_RE.fullmatch(text):
+            _only_once(self.removal, "remove a drop")
+            self.removal = BoardId(found[1]), chess.parse_square(found[2])
+        elif self.clock is None and not self.rest and (clock := _clock_of(text)) is not None:
+            self.clock = clock
+        else:
+            self.rest.append(text)
+
+
+def _only_once(seen: object, what: str) -> None:
+    if seen is not None:
+        raise BpgnError(f"a move can {what} only once")
+
+
+def _clock_of(text: str) -> float | None:
+    """The mover's clock: bughousedb's plain seconds ``{118.585}`` or chess.com's ``[%clk]``."""
+    if is_clock_comment(text):
+        return float(text)
+    return chesscom_clock(text)
 
 
 def parse_bpgn(text: str) -> list[BpgnGame]:
@@ -565,12 +692,18 @@ def _tag_lines(tags: Mapping[str, str]) -> list[str]:
 
 
 def _move_text(move: BpgnMove) -> str:
-    text = f"{move.label} {move.san}"
+    """The clock first: pychess-variants reads the first comment after a move as its clock."""
+    text = f"{move.label} {move.written_san}"
     if move.clock is not None:
         text += f"{{{format_clock(move.clock)}}}"
+    notes = list(move.comments)
+    if move.removal is not None:
+        notes.insert(0, removed_comment(*move.removal))
+    if move.forced:
+        notes.insert(0, illegal_comment(move.san))
     if move.steal is not None:
-        text += f" {{{steal_comment(*move.steal)}}}"
-    return text + "".join(f" {{{comment}}}" for comment in move.comments)
+        notes.insert(0, steal_comment(*move.steal))
+    return text + "".join(f" {{{comment}}}" for comment in notes)
 
 
 def _closing_needed(game: BpgnGame) -> bool:
@@ -615,6 +748,8 @@ class PlayedMove:
     clock: float | None = None
     steal: StealLike = None
     comments: tuple[str, ...] = ()
+    forced: bool = False
+    removal: tuple[BoardId, chess.Square] | None = None
 
 
 PlayedMoveLike = PlayedMove | tuple[BoardId, chess.Color, str, float | None, StealLike]
@@ -650,7 +785,17 @@ def _bpgn_move(move: PlayedMove, number: int) -> BpgnMove:
         steal = move.steal
     comments = tuple(normalize_comment(comment) for comment in move.comments)
     san = _STEAL_SUFFIX_RE.sub("", move.san)
-    return BpgnMove(move.board, move.color, number, san, move.clock, comments, steal)
+    return BpgnMove(
+        move.board,
+        move.color,
+        number,
+        san,
+        move.clock,
+        comments,
+        steal,
+        forced=move.forced,
+        removal=move.removal,
+    )
 
 
 def game_from_moves(
@@ -674,25 +819,61 @@ def game_from_moves(
     )
 
 
+def record_date_tags(origin_epoch: float, t: float) -> dict[str, str]:
+    """``Date`` (``2026.11.23``) and ``Time`` (``09:17:51``, UTC) of the pipeline time ``t``.
+
+    ``origin_epoch`` is the wall-clock epoch of ``t = 0``; 0 (a replayed trace without one) gives
+    PGN's unknown date ``????.??.??`` and no ``Time``.
+    """
+    if origin_epoch <= 0:
+        return {"Date": "????.??.??"}
+    moment = datetime.fromtimestamp(origin_epoch + t, tz=UTC)
+    return {"Date": moment.strftime("%Y.%m.%d"), "Time": moment.strftime("%H:%M:%S")}
+
+
+def team_result(winner_team: int | None) -> str:
+    """The ``[Result]`` we write: **team-relative**, ``1-0`` = White A and Black B won.
+
+    pychess-variants and bughouse.pro read it so; bughousedb's FICS exports are board-relative
+    instead (see the table in docs/bpgn.md), which is why the closing comment names the board.
+    """
+    if winner_team is None:
+        return "1/2-1/2"
+    return "1-0" if winner_team == Seat(BoardId.A, chess.WHITE).team else "0-1"
+
+
 _CLOSING_PHRASES: Final = {
-    "checkmate": "{loser} checkmated",
-    "time": "{loser} forfeits on time",
-    "resign": "{loser} resigns",
+    "checkmate": "checkmated",
+    "time": "forfeits on time",
+    "resign": "resigns",
+    "illegal move": "loses by an illegal move",  # the referee's claim (rows 10/13)
+    "illegal_move": "loses by an illegal move",
 }
 
 
 def closing_comment_for(result: ResultDecided, players: Mapping[Seat, str]) -> str:
-    """A bughousedb-style closing comment: ``BobBughouse checkmated``, ``X forfeits on time``."""
-    if result.bpgn_result == "1/2-1/2":
-        return "Game drawn"
-    if result.bpgn_result not in {"1-0", "0-1"}:
-        return f"Game ended: {result.reason}"
-    loser_color = chess.BLACK if result.bpgn_result == "1-0" else chess.WHITE
-    loser_seat = Seat(result.board, loser_color)
-    loser = players.get(loser_seat, PLAYER_TAGS[loser_seat])
-    phrase = _CLOSING_PHRASES.get(result.reason)
-    text = f"{loser} loses ({result.reason})" if phrase is None else phrase.format(loser=loser)
+    """The deciding board, seat and reason, as the BPGN standard's sample closes a game.
+
+    ``BobBughouse (BlackB) checkmated on board B``; without a configured name (absent, empty or
+    ``?``) the seat alone: ``BlackB forfeits on time on board B``.
+    """
+    board = result.board
+    if result.winner_team is None:
+        return normalize_comment(f"Game drawn on board {board} ({result.reason})".replace("}", ")"))
+    loser = next(
+        Seat(board, color)
+        for color in (chess.WHITE, chess.BLACK)
+        if Seat(board, color).team != result.winner_team
+    )
+    phrase = _CLOSING_PHRASES.get(result.reason, f"loses ({result.reason})")
+    text = f"{_seat_label(loser, players)} {phrase} on board {board}"
     return normalize_comment(text.replace("}", ")"))
+
+
+def _seat_label(seat: Seat, players: Mapping[Seat, str]) -> str:
+    name = normalize_comment(players.get(seat, ""))
+    tag = PLAYER_TAGS[seat]
+    return tag if name in {"", "?", "-"} else f"{name} ({tag})"
 
 
 def game_from_match_log(
@@ -703,51 +884,42 @@ def game_from_match_log(
 ) -> BpgnGame:
     """The game so far, from the match's event stream: moves (takebacks undone) and result.
 
-    Moves read after a standing result are not part of the game; a revoked result lets them in.
-    An arbiter's correction (``PositionAccepted``, ``PocketSet``) becomes a comment after the move
-    it followed (an opening comment before the first move): ``{accepted A: <FEN>}``,
-    ``{pocket A white: PPN}`` — see docs/bpgn.md.
+    Besides moves, takebacks and results the stream may hold the ``illegal_drop_removed`` alerts
+    (row 9): they become the ``removal`` of the half-move before them. Moves read after a
+    standing result are not part of the game; a revoked result lets them in, and the move before
+    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``). An arbiter's
+    correction (``PositionAccepted``, ``PocketSet``) becomes a comment after the move it followed
+    (an opening comment before the first move): ``{accepted A: <FEN>}``, ``{pocket A white: PPN}``
+    — see docs/bpgn.md.
     """
-    played: list[MovePlayed] = []
-    notes: list[tuple[int, str]] = []  # (moves played before it, comment)
+    entries: list[_Entry] = []
     decided: ResultDecided | None = None
-    cut: int | None = None  # how many moves the game had when its result was decided
+    cut: int | None = None  # how many entries the game had when its result was decided
     for event in events:
-        if isinstance(event, MovePlayed):
-            played.append(event)
-        elif isinstance(event, Takeback):
-            played, notes = _after_takeback(played, event, notes)
-            cut = None if cut is None else min(cut, len(played))
-        elif isinstance(event, PositionAccepted | PocketSet):
-            notes.append((len(played), correction_comment(event)))
+        if isinstance(event, _Kept) or _is_removal(event):
+            entries.append(event)  # type: ignore[arg-type]  # _is_removal narrows to Alert
+        if isinstance(event, Takeback):
+            entries = _after_takeback(entries, event)
+            cut = None if cut is None else min(cut, len(entries))
         elif isinstance(event, ResultDecided):
             decided = event
-            cut = len(played) if cut is None else cut
+            cut = len(entries) if cut is None else cut
         elif isinstance(event, ResultRevoked):
             decided, cut = None, None
-    played = played if cut is None else played[:cut]
-    moves = [
-        PlayedMove(
-            event.board,
-            event.color,
-            event.san,
-            None if event.clock_ms is None else event.clock_ms / 1000,
-            event.steal,
-            tuple(text for after, text in notes if after == index + 1),
-        )
-        for index, event in enumerate(played)
-    ]
-    opening = [*comments, *(text for after, text in notes if after == 0)]
-    game = game_from_moves(moves, tags=tags, comments=opening)
+    kept = entries if cut is None else entries[:cut]
+    opening = [correction_comment(e) for e in _before_first_move(kept)]
+    game = game_from_moves(_played_moves(kept), tags=tags, comments=[*comments, *opening])
     if decided is None:
         return game
+    result = team_result(decided.winner_team)
     closing = closing_comment_for(decided, game.players)
     return replace(
-        game,
-        tags=game.tags | {"Result": decided.bpgn_result},
-        result=decided.bpgn_result,
-        closing_comment=closing,
+        game, tags=game.tags | {"Result": result}, result=result, closing_comment=closing
     )
+
+
+_Kept = MovePlayed | ResultRevoked | PositionAccepted | PocketSet
+_Entry = MovePlayed | Alert | ResultRevoked | PositionAccepted | PocketSet  # in time order
 
 
 def correction_comment(event: PositionAccepted | PocketSet) -> str:
@@ -757,21 +929,77 @@ def correction_comment(event: PositionAccepted | PocketSet) -> str:
     return f"pocket {event.board} {color_name(event.color)}: {event.pieces}"
 
 
-def _after_takeback(
-    played: list[MovePlayed], takeback: Takeback, notes: list[tuple[int, str]]
-) -> tuple[list[MovePlayed], list[tuple[int, str]]]:
-    """The moves without the ones taken back; a comment that followed a removed move follows
-    its predecessor in the move list."""
-    removed: list[int] = []
+def _before_first_move(entries: Sequence[_Entry]) -> list[PositionAccepted | PocketSet]:
+    """Corrections made before any move: they open the record as comments."""
+    opening: list[PositionAccepted | PocketSet] = []
+    for entry in entries:
+        if isinstance(entry, MovePlayed):
+            break
+        if isinstance(entry, PositionAccepted | PocketSet):
+            opening.append(entry)
+    return opening
+
+
+def is_record_event(event: MatchEvent) -> bool:
+    """Whether ``event`` changes the game record: the bridge keeps these for
+    :func:`game_from_match_log` and republishes the BPGN after each.
+
+    Arbiter corrections (``accept``, ``set_pocket``) count: they show as comments.
+    """
+    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked | PositionAccepted | PocketSet
+    return isinstance(event, record_types) or _is_removal(event)
+
+
+def _is_removal(event: MatchEvent) -> bool:
+    return isinstance(event, Alert) and event.code is AlertCode.ILLEGAL_DROP_REMOVED
+
+
+def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
+    """Moves in time order; a removal or a revoked result marks the move before it; a turn handed
+    back gets a null move."""
+    moves: list[PlayedMove] = []
+    last_color: dict[BoardId, chess.Color] = {}
+    for entry in entries:
+        if isinstance(entry, ResultRevoked):
+            if moves:
+                note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
+                comments = (*moves[-1].comments, normalize_comment(note.replace("}", ")")))
+                moves[-1] = replace(moves[-1], comments=comments)
+            continue
+        if isinstance(entry, PositionAccepted | PocketSet):
+            if moves:  # before the first move it is an opening comment (_before_first_move)
+                comments = (*moves[-1].comments, correction_comment(entry))
+                moves[-1] = replace(moves[-1], comments=comments)
+            continue
+        if isinstance(entry, Alert):
+            if moves and entry.board is not None:
+                square = chess.parse_square(str(entry.details["square"]))
+                moves[-1] = replace(moves[-1], removal=(entry.board, square))
+            continue
+        if last_color.get(entry.board) == entry.color:  # the removal gave the move back
+            moves.append(PlayedMove(entry.board, not entry.color, NULL_SAN))
+        last_color[entry.board] = entry.color
+        moves.append(_played_move(entry))
+    return moves
+
+
+def _played_move(event: MovePlayed) -> PlayedMove:
+    clock = None if event.clock_ms is None else event.clock_ms / 1000
+    return PlayedMove(event.board, event.color, event.san, clock, event.steal, forced=event.forced)
+
+
+def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
+    """Drop the board's moves beyond the takeback's ply, and removals that followed them."""
+    kept: list[_Entry] = []
     plies = 0
-    for index, event in enumerate(played):
-        if event.board is takeback.board:
-            plies += 1
+    for entry in entries:
+        if isinstance(entry, MovePlayed | Alert) and entry.board is takeback.board:
+            if isinstance(entry, MovePlayed):
+                plies += 1
             if plies > takeback.ply:
-                removed.append(index)
-    kept = [event for index, event in enumerate(played) if index not in removed]
-    shifted = [(after - sum(r < after for r in removed), text) for after, text in notes]
-    return kept, shifted
+                continue
+        kept.append(entry)
+    return kept
 
 
 # --------------------------------------------------------------------------------------------
@@ -807,31 +1035,84 @@ def replay(
     """Play every half-move of ``game`` on ``match`` (mutated), in file order.
 
     ``times`` gives each half-move's pipeline time ``t`` (default: its index). Raises
-    :class:`BpgnReplayError` on the first move that does not parse or is illegal (unless
-    ``force``).
+    :class:`BpgnReplayError` on the first move that does not parse or is illegal. A move marked
+    ``forced`` (``-- {illegal P@b8}``) stands as an illegal drop (row 9); ``force`` lets every
+    illegal drop of the file stand the same way, so a game recorded elsewhere with one replays.
+    A null move ``--`` only confirms a turn that a removal already handed back; it makes no step.
     """
     if times is not None and len(times) != len(game.moves):
         raise ValueError(f"{len(times)} times for {len(game.moves)} half-moves")
     steps: list[ReplayStep] = []
     for index, move in enumerate(game.moves):
         t = float(index) if times is None else times[index]
-        bughouse_move = _parse_move(match, index, move)
+        if move.is_null:
+            _check_null(match, index, move)
+            continue
+        bughouse_move = _parse_move(match, index, move, force=force or move.forced)
         try:
-            events = match.play(bughouse_move, t=t, clock_ms=move.clock_ms, force=force)
+            events = match.play(
+                bughouse_move, t=t, clock_ms=move.clock_ms, force=force or move.forced
+            )
+            if move.removal is not None:
+                events += _remove(match, move.removal, t)
         except ValueError as error:
             raise BpgnReplayError(index, move, str(error)) from error
         steps.append(ReplayStep(index, move, bughouse_move, tuple(events)))
     return steps
 
 
-def _parse_move(match: Match, index: int, move: BpgnMove) -> BughouseMove:
+def _check_null(match: Match, index: int, move: BpgnMove) -> None:
+    if match.turn(move.board) == move.color:
+        raise BpgnReplayError(
+            index, move, "a null move '--' may only follow a removal that gave the move back"
+        )
+
+
+def _remove(match: Match, removal: tuple[BoardId, chess.Square], t: float) -> list[MatchEvent]:
+    board, square = removal
+    events = match.remove_illegal_drop(board, t=t)
+    removed = next(e for e in events if isinstance(e, Alert))
+    if removed.details.get("square") != chess.square_name(square):
+        where = removed.details.get("square")
+        raise ValueError(f"the illegal drop on board {board} stood on {where}, not on {square}")
+    return events
+
+
+def _parse_move(match: Match, index: int, move: BpgnMove, *, force: bool) -> BughouseMove:
     if match.turn(move.board) != move.color:
         whose = f"{color_name(move.color)}'s turn on board {move.board}"
         raise BpgnReplayError(index, move, f"it is not {whose}")
+    san = core_san(move)
     try:
-        return match.parse_san(move.board, core_san(move))
+        return match.parse_san(move.board, _full_san(match, move.board, san))
     except ValueError as error:
+        if force and (drop := _drop_of(move.board, san)) is not None:
+            return drop
         raise BpgnReplayError(index, move, str(error)) from error
+
+
+def _full_san(match: Match, board: BoardId, san: str) -> str:
+    """bughouse.pro writes a pawn capture without its file (``xe6``): find the one pawn."""
+    if not san.startswith("x"):
+        return san
+    fitting: list[str] = []
+    for file in "abcdefgh":
+        try:
+            match.parse_san(board, file + san)
+        except ValueError:
+            continue
+        fitting.append(file + san)
+    return fitting[0] if len(fitting) == 1 else san
+
+
+def _drop_of(board: BoardId, san: str) -> BughouseMove | None:
+    """A drop written in SAN, legal or not (``P@b8``, ``@e5``), as a move to force."""
+    found = re.fullmatch(r"([PNBRQ]?)@([a-h][1-8])[+#]?", san)
+    if found is None:
+        return None
+    piece = chess.PIECE_SYMBOLS.index((found[1] or "P").lower())
+    square = chess.parse_square(found[2])
+    return BughouseMove(board, chess.Move(square, square, drop=piece))
 
 
 def core_san(move: BpgnMove) -> str:

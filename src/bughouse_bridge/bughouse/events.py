@@ -124,7 +124,16 @@ class ResultDecided:
     winner_team: int | None  # Seat.team of the winners (0: White A + Black B), None for a draw
     board: BoardId  # the deciding board
     reason: str  # "checkmate", "time", "resign", "draw", "arbiter", ...
-    bpgn_result: str  # board-relative, as bughousedb writes it: "1-0", "0-1", "1/2-1/2", "*"
+    bpgn_result: str  # team-relative BPGN [Result]: "1-0" = White A + Black B won; "1/2-1/2"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRevoked:
+    """The arbiter withdrew the match result; the game goes on (later decisions count)."""
+
+    t: float
+    reason: str
+    revoked: ResultDecided
 
 
 @dataclass(frozen=True, slots=True)

@@ -790,8 +790,9 @@ def _pocket_pieces(pieces: str) -> str:
     return letters
 
 
-def _bpgn_result(winner_team: int | None, board: BoardId) -> str:
-    """Board-relative, as bughousedb writes it: "1-0" = the White player of ``board`` won."""
+def _bpgn_result(winner_team: int | None, board: BoardId) -> str:  # noqa: ARG001 - see below
+    """Team-relative, as the BPGN ``[Result]`` we write (docs/bpgn.md): "1-0" = White A and
+    Black B won, on whichever board; ``board`` stays in the signature for callers' clarity."""
     if winner_team is None:
         return "1/2-1/2"
-    return "1-0" if Seat(board, chess.WHITE).team == winner_team else "0-1"
+    return "1-0" if Seat(BoardId.A, chess.WHITE).team == winner_team else "0-1"

@@ -268,6 +268,26 @@ def _read_password(password_file: Path | None) -> str | None:
         raise ValueError(f"cannot read {password_file}: {error}") from error
 
 
+# A BPGN tag value: one line (the writer escapes quotes and backslashes).
+TagText = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\n\r]*$")]
+
+
+class EventSettings(_Strict):
+    """What the game records say about the event (BPGN tags, docs/bpgn.md); all optional."""
+
+    name: TagText | None = None  # [Event]; default "bughouse-bridge match <match_id>"
+    site: TagText | None = None  # [Site]; default the bridge id
+    round: TagText | None = None  # [Round]; also names the archived game files
+    table: TagText | None = None  # [Table] (an extension); also names the archived game files
+
+
+class GameSettings(_Strict):
+    """The games played at this table."""
+
+    # [TimeControl] as PGN writes it: base seconds, "+" increment seconds ("300+0", "180").
+    time_control: Annotated[str, Field(pattern=r"^\d+(\+\d+)?$")] | None = None
+
+
 class TimingSettings(_Strict):
     stability_window: PositiveSeconds = 0.25
     drop_grace: PositiveSeconds = 2.0
@@ -301,6 +321,8 @@ class Settings(BaseSettings):
     record: Path | None = None
     state_dir: Path = Field(default_factory=_default_state_dir)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    event: EventSettings = Field(default_factory=EventSettings)
+    game: GameSettings = Field(default_factory=GameSettings)
 
     @field_validator("links")
     @classmethod

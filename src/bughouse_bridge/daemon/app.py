@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from bughouse_bridge import __version__
 from bughouse_bridge.bridge import READ_ONLY_VERBS, Bridge, Output
 from bughouse_bridge.daemon import systemd
+from bughouse_bridge.daemon.archive import GameArchive
 from bughouse_bridge.daemon.wiring import bridge_config
 from bughouse_bridge.drivers.broker import EmbeddedBroker
 from bughouse_bridge.drivers.journal import EntryKind, Journal
@@ -93,6 +94,7 @@ class Daemon:
         self.journal = Journal(state_dir / "journal.sqlite")
         self.outbox = Outbox(state_dir / "outbox.sqlite")
         self.clock = self._pipeline_clock()
+        self.archive = GameArchive(settings, self.clock.origin_epoch)
         self.bridge = Bridge(
             bridge_config(
                 settings, boot_id=self.boot_id, clock_origin_epoch=self.clock.origin_epoch
@@ -405,6 +407,7 @@ class Daemon:
             link = self.links.get(link_name)
             if link is not None:
                 link.write(data)
+        self.archive.update(self.bridge, output)
 
     def _publish_retained_snapshot(self) -> None:
         now = self.clock.now()

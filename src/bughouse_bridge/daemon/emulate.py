@@ -155,17 +155,31 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"emulate: {error}", file=sys.stderr)
         return 2
+    game = _chosen_game(args)
+    if isinstance(game, str):
+        print(f"emulate: {game}", file=sys.stderr)
+        return 1
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(_emulate(game, args))
+    return 0
+
+
+def _chosen_game(args: argparse.Namespace) -> BpgnGame | str:
+    """The game to play, or why there is none."""
     try:
         games = [game for game in parse_bpgn(args.game.read_text(encoding="utf-8")) if game.moves]
     except (OSError, BpgnError, UnicodeDecodeError) as error:
-        print(f"emulate: cannot read {args.game}: {error}", file=sys.stderr)
-        return 1
+        return f"cannot read {args.game}: {error}"
     if not 0 <= args.game_index < len(games):
-        print(f"emulate: {args.game} has {len(games)} game(s) with moves", file=sys.stderr)
-        return 1
-    with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(_emulate(games[args.game_index], args))
-    return 0
+        return f"{args.game} has {len(games)} game(s) with moves"
+    game: BpgnGame = games[args.game_index]
+    if forced := [move for move in game.moves if move.forced or move.is_null]:
+        move = forced[0]
+        return (
+            f"{args.game} holds an illegal drop that stood ({move.label} {move.san}, "
+            "docs/bpgn.md); the emulator plays legal moves only"
+        )
+    return game
 
 
 def board_configs(clock: str) -> dict[str, BoardConfig]:

@@ -1,7 +1,9 @@
 """``bughouse-bridge replay TRACE``: run a recorded trace through the pure pipeline (contract §1).
 
-Writes the events, one JSON object per line, to standard output. Exit status 0, 1 on an
-unreadable trace file, 2 on bad arguments or configuration.
+Writes the events, one JSON object per line, to standard output; ``--bpgn FILE`` also writes the
+replayed game's BPGN (the last game if the trace holds several: the bridge's record when the
+trace ends). Exit status 0, 1 on an unreadable trace file or an unwritable BPGN file, 2 on bad
+arguments or configuration.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", type=Path, help="the trace file (JSON Lines, contract §1)")
     parser.add_argument("--rules", help="rule preset: dsj (default), dsb, olite, fics")
     parser.add_argument("--config", type=Path, help="a configuration file (links, teams, timings)")
+    parser.add_argument(
+        "--bpgn", type=Path, metavar="FILE", help="also write the replayed game's BPGN to FILE"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +54,15 @@ def run(args: argparse.Namespace) -> int:
     for payload in output.events:
         out.write(json.dumps(payload, separators=(",", ":"), ensure_ascii=False) + "\n")
     out.flush()
+    return 0 if args.bpgn is None else _write_bpgn(args.bpgn, bridge.bpgn_text())
+
+
+def _write_bpgn(path: Path, text: str) -> int:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        print(f"replay: cannot write the BPGN to {path}: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -45,7 +45,23 @@ def bridge_config(
         teams=teams_of(settings.teams),
         boot_id=boot_id,
         clock_origin_epoch=clock_origin_epoch,
+        record_tags=record_tags(settings),
     )
+
+
+def record_tags(settings: Settings) -> dict[str, str]:
+    """The BPGN tags the configuration sets ([event], [game]); docs/bpgn.md, "Tags"."""
+    event, game = settings.event, settings.game
+    tags = {
+        "Event": event.name or f"bughouse-bridge match {settings.match_id}",
+        "Site": event.site or settings.bridge_id,
+        "Round": event.round or "?",
+    }
+    if event.table is not None:
+        tags["Table"] = event.table
+    if game.time_control is not None:
+        tags["TimeControl"] = game.time_control
+    return tags
 
 
 def configured_links(settings: Settings) -> dict[str, BoardId]:

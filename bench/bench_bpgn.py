@@ -1,0 +1,135 @@
+"""The cost of the game record: the bridge rebuilds and republishes the BPGN after every move.
+
+Run: ``.venv/bin/python bench/bench_bpgn.py`` (rewrites its section of bench/README.md).
+
+Per publication = ``game_from_match_log`` + ``write_bpgn`` over the whole game so far (what
+``Bridge.bpgn_text`` does after each move, takeback, removal and result), measured at the end of
+the game, where it is dearest; reading = ``parse_bpgn`` of the written text. Best of 5 runs.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import re
+import sys
+import timeit
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.bpgn import (
+    game_from_match_log,
+    parse_bpgn_game,
+    replay,
+    write_bpgn,
+)
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.data import bundled_game
+
+if TYPE_CHECKING:
+    from bughouse_bridge.bughouse.events import MatchEvent
+
+README = Path(__file__).with_name("README.md")
+HEADING = "## BPGN record"
+RUNS = 5
+
+
+def real_game() -> list[MatchEvent]:
+    steps = replay(parse_bpgn_game(bundled_game("1934301")), Match(get_preset("fics")))
+    return [event for step in steps for event in step.events]
+
+
+def random_game(plies: int, seed: int = 1) -> list[MatchEvent]:
+    """A long legal playout (no result stops it: both boards keep moving while they can)."""
+    rng = random.Random(seed)
+    match = Match(get_preset("fics"))
+    events: list[MatchEvent] = []
+    clocks = dict.fromkeys(BoardId, 600_000)
+    for index in range(plies):
+        board = rng.choice(list(BoardId))
+        moves = match.legal_moves(board) or match.legal_moves(board.other)
+        if not moves or match.result is not None:
+            break
+        move = rng.choice(moves)
+        clocks[move.board] -= rng.randrange(100, 3000)
+        events += match.play(move, t=float(index), clock_ms=clocks[move.board])
+    return events
+
+
+def measure(label: str, events: list[MatchEvent]) -> str:
+    tags = {"Event": "bench", "WhiteA": "a", "BlackA": "b", "WhiteB": "c", "BlackB": "d"}
+    game = game_from_match_log(events, tags=tags)
+    text = write_bpgn(game)
+
+    def publish() -> None:
+        write_bpgn(game_from_match_log(events, tags=tags))
+
+    number = 50
+    publication = min(timeit.repeat(publish, number=number, repeat=RUNS)) / number
+    reading = min(timeit.repeat(lambda: parse_bpgn_game(text), number=number, repeat=RUNS))
+    reading /= number
+    return (
+        f"| {label} | {len(game.moves)} | {len(text):,} | {publication * 1000:.2f} "
+        f"| {publication / len(game.moves) * 1e6:.0f} | {reading * 1000:.2f} |"
+    )
+
+
+def machine() -> str:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown CPU",
+    )
+    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}."
+
+
+def section(rows: list[str]) -> str:
+    return "\n".join(
+        [
+            HEADING,
+            "",
+            "Run: `.venv/bin/python bench/bench_bpgn.py` (rewrites this section).",
+            "",
+            "The bridge rebuilds the whole record after every move (`Bridge.bpgn_text`:",
+            "`game_from_match_log` + `write_bpgn`), so one publication costs O(half-moves); the",
+            "figures are at the end of each game, where it is dearest. Best of 5 runs.",
+            "",
+            "| game | half-moves | bytes | ms / publication | µs per half-move | parse ms |",
+            "|---|---:|---:|---:|---:|---:|",
+            *rows,
+            "",
+            f"Machine: {machine()}",
+            "",
+        ]
+    )
+
+
+def write_section(text: str) -> None:
+    old = README.read_text() if README.exists() else "# Benchmarks\n"
+    pattern = re.compile(rf"{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
+    new = (
+        pattern.sub(lambda _: text + "\n", old)
+        if pattern.search(old)
+        else old.rstrip() + "\n\n" + text
+    )
+    README.write_text(new)
+
+
+def main() -> None:
+    rows = [measure("1934301 (real, fics)", real_game())]
+    print(rows[-1], flush=True)
+    for plies in (200, 400):
+        rows.append(measure(f"random playout, {plies} plies asked", random_game(plies)))
+        print(rows[-1], flush=True)
+    write_section(section(rows))
+    print(f"Machine: {machine()}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
