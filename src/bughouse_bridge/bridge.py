@@ -9,7 +9,7 @@ values, a ``Bridge`` produces the same outputs: that is what makes replay and re
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.bpgn import game_from_match_log, ruleset_tags, write_bpgn
@@ -23,7 +23,7 @@ from bughouse_bridge.bughouse.events import (
     Takeback,
 )
 from bughouse_bridge.bughouse.match import Match
-from bughouse_bridge.bughouse.types import BoardId, color_name
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
 from bughouse_bridge.dgt.commands import encode_command
 from bughouse_bridge.dgt.constants import Command
 from bughouse_bridge.dgt.decoder import DgtDecoder
@@ -33,7 +33,10 @@ from bughouse_bridge.dgt.messages import (
     SerialNumber,
     Version,
 )
+from bughouse_bridge.hall.naming import match_id, parse_match_id
+from bughouse_bridge.hall.rounds import Pairing, RoundFileError, round_from_dict, seating_problems
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
+from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.topics import (
     Envelope,
     Publication,
@@ -69,6 +72,7 @@ class BridgeConfig:
     clock_origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
     first_seq: int = 1
     start_fens: Mapping[BoardId, str] | None = None
+    table: int | None = None  # a box in a hall: pairings from the round topic, automatic new game
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +149,7 @@ class Bridge:
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
+        self._hall = HallTable.of(config)
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -176,7 +181,7 @@ class Bridge:
         output = Output()
         for message in self._decoders[link].feed(data):
             output += self._on_message(link, message, now)
-        return output
+        return output + self._hall_next_game(now)
 
     def link_state(
         self, link: str, now: float, *, connected: bool, port: str | None = None
@@ -195,7 +200,7 @@ class Bridge:
         return self._reconstructor.deadline()
 
     def on_timer(self, now: float) -> Output:
-        return self._handle(self._reconstructor.on_timer(now), now)
+        return self._handle(self._reconstructor.on_timer(now), now) + self._hall_next_game(now)
 
     def command(self, verb: str, payload: bytes, now: float) -> tuple[dict[str, Any], Output]:
         """Carry out an arbiter request (contract §5). Returns the response and what followed."""
@@ -403,6 +408,7 @@ class Bridge:
             "takeback": self._cmd_takeback,
             "resync": self._cmd_resync,
             "accept": self._cmd_accept,
+            "hall_round": self._cmd_hall_round,
         }
 
     def _handler(
@@ -467,6 +473,57 @@ class Bridge:
         board = _board_argument(request)
         return {}, self._handle(self._reconstructor.accept(board, now), now)
 
+    # -- the hall: pairings from the round topic, the next game by itself (issue 10) ----------
+
+    def _cmd_hall_round(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """Take this table's pairing from a published round (``<root>/hall/round``).
+
+        An untouched game (no move, no result) switches to the pairing at once; otherwise it is
+        kept for the next game, which starts when both boards stand in the start position after
+        the result. Rounds older than the current one, or the same pairing again, change nothing.
+        """
+        if self._config.table is None:
+            raise CommandError("this bridge is not a hall box ([hall] table is not set)")
+        try:
+            pairing = round_from_dict(request).pairing(self._config.table)
+        except RoundFileError as error:
+            raise CommandError(str(error)) from error
+        if pairing is None or not self._hall.wants(pairing, untouched=self._untouched()):
+            return {"taken": False}, Output()
+        self._hall.pending = pairing
+        output = self._hall_switch(now, next_game=False) if self._untouched() else Output()
+        return {"taken": True, "match": self._config.match_id}, output
+
+    def _untouched(self) -> bool:
+        match = self._reconstructor.match
+        return match.result is None and all(match.ply(board) == 0 for board in BoardId)
+
+    def _hall_next_game(self, now: float) -> Output:
+        if (
+            self._config.table is None
+            or self._reconstructor.match.result is None
+            or not self._reconstructor.shows_start_position()
+        ):
+            return Output()
+        return self._hall_switch(now, next_game=True)
+
+    def _hall_switch(self, now: float, *, next_game: bool) -> Output:
+        assert self._config.table is not None
+        match_id, pairing = self._hall.advance(self._config.table, next_game=next_game)
+        teams = pairing.teams() if pairing is not None else self._config.teams
+        self._config = replace(self._config, match_id=match_id, teams=teams)
+        self.topics = Topics(self._config.root, self._config.bridge_id, match_id)
+        self._envelope = Envelope(self._config.bridge_id, match_id, self._envelope.boot_id)
+        self._views = {board: BoardView() for board in BoardId}
+        self._game_events = []
+        output = self._handle(self._reconstructor.new_game(now), now)
+        for problem in seating_problems(pairing) if pairing is not None else ():
+            output += self._event(alert(now, None, None, AlertCode.SEATING_WRONG, problem))
+        output += Output((self.state_publication(now), self._bpgn_publication()))
+        return output + self._request_dump_all()
+
     def _request_dump_all(self) -> Output:
         output = Output()
         for board in BoardId:
@@ -487,6 +544,36 @@ _MATE_STATUS = {
     MateStatus.AVERTED: "playing",
     MateStatus.FINAL: "mated",
 }
+
+
+@dataclass(slots=True)
+class HallTable:
+    """Which round and game a hall box plays, and the pairing waiting for the next game."""
+
+    round: int = 0
+    game: int = 1
+    applied: Pairing | None = None
+    pending: Pairing | None = None
+
+    @classmethod
+    def of(cls, config: BridgeConfig) -> HallTable:
+        parsed = parse_match_id(config.match_id)
+        return cls() if parsed is None else cls(round=parsed[0], game=parsed[2])
+
+    def wants(self, pairing: Pairing, *, untouched: bool) -> bool:
+        if pairing in (self.applied, self.pending):
+            return False
+        return pairing.round > self.round or (pairing.round == self.round and untouched)
+
+    def advance(self, table: int, *, next_game: bool) -> tuple[str, Pairing | None]:
+        """The match id of the game that starts now, and its pairing (None: keep the teams)."""
+        pairing, self.pending = self.pending, None
+        if pairing is not None:
+            self.game = 1 if pairing.round != self.round or next_game else self.game
+            self.round, self.applied = pairing.round, pairing
+        elif next_game:
+            self.game += 1
+        return match_id(self.round, table, self.game), pairing
 
 
 def _parse_request(payload: bytes) -> dict[str, Any]:

@@ -96,6 +96,7 @@ class AlertCode(StrEnum):
     RESULT_SIGNAL = "result_signal"
     LINK_LOST = "link_lost"
     LINK_BACK = "link_back"
+    SEATING_WRONG = "seating_wrong"  # the hall's pairing breaks DSJ 8.2 / DSB 10.2
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ def bridge_config(
         teams=teams_of(settings.teams),
         boot_id=boot_id,
         clock_origin_epoch=clock_origin_epoch,
+        table=settings.hall.table if settings.hall is not None else None,
     )
 
 
