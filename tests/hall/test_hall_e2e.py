@@ -232,7 +232,12 @@ def taken(states: Recorder, number: int) -> bool:
     return {f"r{number}-t1", f"r{number}-t2"} <= seen
 
 
+def has_rows(path: Path, rows: int) -> bool:
+    return path.exists() and path.read_text().count("\n") == rows + 1
+
+
 async def wait_for_file_rows(path: Path, rows: int, within: float = 30.0) -> None:
+    """Poll the results service's output (files are its only interface)."""
     async with asyncio.timeout(within):
-        while not (path.exists() and path.read_text().count("\n") == rows + 1):
+        while not has_rows(path, rows):  # noqa: ASYNC110 - polling a file, no event to wait on
             await asyncio.sleep(0.2)
