@@ -29,6 +29,7 @@ from bughouse_bridge.dgt.constants import Command
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import (
     ClockAck,
+    ClockTimes,
     LongSerialNumber,
     SerialNumber,
     Version,
@@ -101,6 +102,7 @@ class DeviceInfo:
     long_serial: str | None = None
     firmware: str | None = None
     clock: str | None = None
+    clock_battery_low: bool | None = None  # the clock's status bit; None before its first reading
     last_seen: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -112,6 +114,7 @@ class DeviceInfo:
             "serial": self.long_serial or self.serial,
             "firmware": self.firmware,
             "clock": self.clock,
+            "clock_battery_low": self.clock_battery_low,
             "last_seen": self.last_seen,
         }
 
@@ -265,6 +268,8 @@ class Bridge:
                 device.serial = message.text
             case LongSerialNumber():
                 device.long_serial = message.text
+            case ClockTimes():
+                device.clock_battery_low = message.battery_low
             case ClockAck() if message.clock_type is not None:
                 version = message.version
                 device.clock = (

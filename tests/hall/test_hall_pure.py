@@ -436,11 +436,18 @@ def test_status_line_shows_link_clock_firmware_and_game():
     view = BoxView(
         "table-5",
         {"state": "online"},
-        {"A": {"connected": True, "clock": "3000 1.1", "firmware": "1.2"}},
+        {
+            "A": {
+                "connected": True,
+                "clock": "3000 1.1",
+                "firmware": "1.2",
+                "clock_battery_low": True,
+            }
+        },
         finished_state(),
     )
     line = status_line(view, datetime(2026, 11, 23, 4, 0, 30, tzinfo=UTC))
     assert line.startswith("table-5    online")
-    assert "A:up[fw 1.2, clock 3000 1.1, battery n/a]" in line
+    assert "A:up[fw 1.2, clock 3000 1.1, battery LOW]" in line
     assert "B:?" in line
     assert "r2-t5 finished plies 7/0 last event 30s ago" in line

@@ -132,8 +132,13 @@ def _device(link: str, device: dict[str, Any] | None) -> str:
     board = "up" if device.get("connected") else "DOWN"
     clock = device.get("clock") or "no-clock"
     firmware = device.get("firmware") or "?"
-    # The DGT protocol reports no battery level to the bridge; say so rather than guess.
-    return f"{link}:{board}[fw {firmware}, clock {clock}, battery n/a]"
+    return f"{link}:{board}[fw {firmware}, clock {clock}, battery {_battery(device)}]"
+
+
+def _battery(device: dict[str, Any]) -> str:
+    # A wired DGT clock reports only a "battery low" bit (BWTIME status D2), no level.
+    low = device.get("clock_battery_low")
+    return "?" if low is None else ("LOW" if low else "ok")
 
 
 def _game(state: dict[str, Any] | None, now: datetime) -> str:
