@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import aiomqtt
@@ -13,6 +14,9 @@ from hall_harness import Hall, Recorder
 
 from bughouse_bridge.config import load_settings
 from bughouse_bridge.daemon.app import Daemon
+from bughouse_bridge.daemon.hall_mqtt import HallConnection
+from bughouse_bridge.daemon.hall_results import gather_boxes
+from bughouse_bridge.hall.results import status_line
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -126,3 +130,14 @@ async def test_a_box_with_its_generated_config_connects_over_tls(hall, tmp_path)
             lambda: any(t.endswith("table-2/status") for t, _ in viewer.messages), 15, "status"
         )
     assert json.loads(viewer.messages[0][1])["state"] == "online"
+
+
+async def test_hall_status_sees_the_box_online_with_its_match(hall, tmp_path):
+    connection = HallConnection.from_hall(hall.directory, role="viewer")
+    async with box_daemon(hall, 1, tmp_path / "box-1"):
+        await asyncio.sleep(2.0)
+        views = await gather_boxes(connection, 2.0)
+    assert [view.bridge for view in views] == ["table-1"]
+    line = status_line(views[0], datetime.now(UTC))
+    assert "online" in line
+    assert "r0-t1 playing plies 0/0" in line
