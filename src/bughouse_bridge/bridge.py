@@ -34,8 +34,8 @@ from bughouse_bridge.dgt.messages import (
     SerialNumber,
     Version,
 )
-from bughouse_bridge.hall.naming import match_id, parse_match_id
-from bughouse_bridge.hall.rounds import Pairing, RoundFileError, round_from_dict, seating_problems
+from bughouse_bridge.hall.progress import HallTable
+from bughouse_bridge.hall.rounds import RoundFileError, round_from_dict, seating_problems
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
 from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.topics import (
@@ -152,7 +152,7 @@ class Bridge:
         self._devices = {link: DeviceInfo(link, board) for link, board in config.links.items()}
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
-        self._hall = HallTable.of(config)
+        self._hall = HallTable.of(config.match_id)
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -549,36 +549,6 @@ _MATE_STATUS = {
     MateStatus.AVERTED: "playing",
     MateStatus.FINAL: "mated",
 }
-
-
-@dataclass(slots=True)
-class HallTable:
-    """Which round and game a hall box plays, and the pairing waiting for the next game."""
-
-    round: int = 0
-    game: int = 1
-    applied: Pairing | None = None
-    pending: Pairing | None = None
-
-    @classmethod
-    def of(cls, config: BridgeConfig) -> HallTable:
-        parsed = parse_match_id(config.match_id)
-        return cls() if parsed is None else cls(round=parsed[0], game=parsed[2])
-
-    def wants(self, pairing: Pairing, *, untouched: bool) -> bool:
-        if pairing in (self.applied, self.pending):
-            return False
-        return pairing.round > self.round or (pairing.round == self.round and untouched)
-
-    def advance(self, table: int, *, next_game: bool) -> tuple[str, Pairing | None]:
-        """The match id of the game that starts now, and its pairing (None: keep the teams)."""
-        pairing, self.pending = self.pending, None
-        if pairing is not None:
-            self.game = 1 if pairing.round != self.round or next_game else self.game
-            self.round, self.applied = pairing.round, pairing
-        elif next_game:
-            self.game += 1
-        return match_id(self.round, table, self.game), pairing
 
 
 def _parse_request(payload: bytes) -> dict[str, Any]:

@@ -27,8 +27,10 @@ from bughouse_bridge.hall.broker import (
     password_line,
 )
 from bughouse_bridge.hall.naming import match_id, parse_match_id
+from bughouse_bridge.hall.progress import HallTable
 from bughouse_bridge.hall.results import BoxView, ResultRow, results_csv, status_line
 from bughouse_bridge.hall.rounds import (
+    Pairing,
     RoundFileError,
     parse_round_csv,
     parse_round_toml,
@@ -451,3 +453,50 @@ def test_status_line_shows_link_clock_firmware_and_game():
     assert "A:up[fw 1.2, clock 3000 1.1, battery LOW]" in line
     assert "B:?" in line
     assert "r2-t5 finished plies 7/0 last event 30s ago" in line
+
+
+# -- a box's progress through rounds ---------------------------------------------------------
+
+
+def pairing_of(number: int) -> Pairing:
+    found = parse_round_toml(round_text(number)).pairing(1)
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize(
+    ("configured", "steps", "expected"),
+    [
+        # (pending round or None, next_game) per step -> the match ids that start
+        ("r0-t1", [(1, False)], ["r1-t1"]),
+        ("r0-t1", [(1, False), (None, True), (None, True)], ["r1-t1", "r1-t1-g2", "r1-t1-g3"]),
+        ("r0-t1", [(1, False), (2, True)], ["r1-t1", "r2-t1"]),
+        ("r0-t1", [(1, False), (None, True), (2, True)], ["r1-t1", "r1-t1-g2", "r2-t1"]),
+        ("match-1", [(3, False)], ["r3-t1"]),
+        ("r2-t1-g2", [(None, True)], ["r2-t1-g3"]),
+    ],
+)
+def test_hall_progress_names_each_game(configured, steps, expected):
+    progress = HallTable.of(configured)
+    started = []
+    for pending, next_game in steps:
+        if pending is not None:
+            progress.pending = pairing_of(pending)
+        started.append(progress.advance(1, next_game=next_game)[0])
+    assert started == expected
+
+
+@pytest.mark.parametrize(
+    ("current", "offered", "untouched", "wanted"),
+    [(1, 2, False, True), (1, 1, True, True), (1, 1, False, False), (2, 1, True, False)],
+)
+def test_hall_progress_wants_newer_rounds_only(current, offered, untouched, wanted):
+    progress = HallTable.of(f"r{current}-t1")
+    assert progress.wants(pairing_of(offered), untouched=untouched) is wanted
+
+
+def test_hall_progress_ignores_the_pairing_it_plays():
+    progress = HallTable.of("r0-t1")
+    progress.pending = pairing_of(1)
+    progress.advance(1, next_game=False)
+    assert progress.wants(pairing_of(1), untouched=True) is False
