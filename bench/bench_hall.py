@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
@@ -82,6 +83,8 @@ async def role_emulators(directory: Path, first: int, count: int, plies: int | N
             table.start(plan)
         await asyncio.gather(*(t.finished(p) for t, p in zip(boards, plans, strict=True)))
         print(f"end {max(p.end - p.start for p in plans):.3f}", flush=True)
+        # Keep the ptys open until the boxes are stopped (else they log I/O errors).
+        await asyncio.to_thread(sys.stdin.readline)
     finally:
         for table in boards:
             table.close()
@@ -133,8 +136,8 @@ def readline(process: subprocess.Popen[str], expect: str, timeout: float) -> str
 class Viewers:
     """``count`` anonymous WebSocket viewers, viewer i on table i mod N."""
 
-    def __init__(self, port: int, tables: int, count: int) -> None:
-        self.port, self.tables, self.count = port, tables, count
+    def __init__(self, port: int, tables: int, count: int, *, first: int = 0) -> None:
+        self.port, self.tables, self.count, self.first = port, tables, count, first
         self.latencies_ms: list[float] = []
         self.received = 0
         self.connected = 0
@@ -144,7 +147,8 @@ class Viewers:
 
     async def __aenter__(self) -> Self:
         self._tasks = [
-            asyncio.create_task(self._viewer(i % self.tables + 1)) for i in range(self.count)
+            asyncio.create_task(self._viewer(i % self.tables + 1))
+            for i in range(self.first, self.first + self.count)
         ]
         async with asyncio.timeout(120):
             await self._ready.wait()
@@ -182,19 +186,36 @@ class Viewers:
 
 
 def _epoch(ts: str) -> float:
-    from datetime import datetime  # noqa: PLC0415
-
     return datetime.fromisoformat(ts).timestamp()
 
 
-async def arbiter_events(connection: HallConnection, stop: asyncio.Event) -> list[dict[str, Any]]:
+async def role_viewers(port: int, tables: int, first: int, count: int) -> None:
+    """Viewers first..first+count-1 in this process; their figures as JSON when told to stop."""
+    async with Viewers(port, tables, count, first=first) as viewers:
+        print("connected", flush=True)
+        await asyncio.to_thread(sys.stdin.readline)
+        figures = {
+            "latencies_ms": viewers.latencies_ms,
+            "received": viewers.received,
+            "errors": viewers.errors,
+        }
+    print("figures " + json.dumps(figures), flush=True)
+
+
+async def arbiter_events(
+    connection: HallConnection, stop: asyncio.Event, latencies_ms: list[float]
+) -> list[dict[str, Any]]:
+    """Every event of every table, as one TLS client (the arbiter) sees it."""
     events: list[dict[str, Any]] = []
     async with connection.client("bench-arbiter") as client:
         await client.subscribe(f"{ROOT}/match/+/events", qos=1)
 
         async def read() -> None:
             async for message in client.messages:
-                events.append(json.loads(bytes(message.payload)))  # noqa: PERF401 - a live stream
+                now = time.time()
+                event = json.loads(bytes(message.payload))
+                latencies_ms.append((now - _epoch(event["ts"])) * 1000)
+                events.append(event)
 
         reader = asyncio.create_task(read())
         await stop.wait()
@@ -223,7 +244,29 @@ def round_one(tables: int) -> bytes:
 # --- the run ----------------------------------------------------------------------------------
 
 
-async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915
+def spawn(role: list[str], *, stdout_text: bool = True) -> subprocess.Popen[str]:
+    return subprocess.Popen(  # noqa: S603 - this script, in another role
+        [sys.executable, str(HERE / "bench_hall.py"), *role],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=stdout_text,
+    )
+
+
+def tell(process: subprocess.Popen[str], line: str) -> None:
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.write(line + "\n")
+        process.stdin.flush()
+
+
+def split(total: int, parts: int) -> list[tuple[int, int]]:
+    """(first, count) for ``parts`` nearly equal slices of range(total)."""
+    size = -(-total // parts)
+    return [(first, min(size, total - first)) for first in range(0, total, size)]
+
+
+async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noqa: C901, PLR0912, PLR0915 - the run, start to end, in order
     tables = args.tables
     plan = HallPlan(
         tables=tables,
@@ -240,65 +283,60 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
     broker = subprocess.Popen([str(MOSQUITTO), "-c", str(hall / "mosquitto.conf")])  # noqa: S603, ASYNC220
     boxes: list[subprocess.Popen[bytes]] = []
     emulators: list[subprocess.Popen[str]] = []
+    viewers: list[subprocess.Popen[str]] = []
+    plies = ["--plies", str(args.plies)] if args.plies else []
     try:
         await asyncio.sleep(1.0)
         connection = HallConnection.from_hall(hall)
         async with connection.client("bench-round") as client:
             await client.publish(round_topic(ROOT), round_one(tables), 1, retain=True)
-        per = -(-tables // args.emulator_procs)
-        me = [sys.executable, str(HERE / "bench_hall.py")]
-        for first in range(1, tables + 1, per):
-            count = min(per, tables - first + 1)
-            emulators.append(
+        for first, count in split(tables, args.emulator_procs):
+            role = ["--role", "emulators", "--dir", str(workdir), "--first", str(first + 1)]
+            emulators.append(spawn([*role, "--count", str(count), *plies]))
+        for first, count in split(args.viewers, args.viewer_procs):
+            role = ["--role", "viewers", "--port", str(plan.ws_port), "--tables", str(tables)]
+            viewers.append(spawn([*role, "--first", str(first), "--count", str(count)]))
+        for process in emulators:
+            await asyncio.to_thread(readline, process, "ready", 60)
+        for process in viewers:
+            await asyncio.to_thread(readline, process, "connected", 180)
+        stop = asyncio.Event()
+        arbiter_ms: list[float] = []
+        arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms))
+        for n in range(1, tables + 1):
+            config = box_config(hall, workdir, n)
+            boxes.append(
                 subprocess.Popen(  # noqa: S603, ASYNC220 - once, before timing
-                    [
-                        *me,
-                        "--role",
-                        "emulators",
-                        "--dir",
-                        str(workdir),
-                        "--first",
-                        str(first),
-                        "--count",
-                        str(count),
-                        *(["--plies", str(args.plies)] if args.plies else []),
-                    ],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
+                    [sys.executable, "-m", "bughouse_bridge", "run", "--config", str(config)]
                 )
             )
         for process in emulators:
-            await asyncio.to_thread(readline, process, "ready", 60)
-        async with Viewers(plan.ws_port, tables, args.viewers) as viewers:
-            stop = asyncio.Event()
-            arbiter = asyncio.create_task(arbiter_events(connection, stop))
-            for n in range(1, tables + 1):
-                config = box_config(hall, workdir, n)
-                boxes.append(
-                    subprocess.Popen(  # noqa: S603, ASYNC220 - idem
-                        [sys.executable, "-m", "bughouse_bridge", "run", "--config", str(config)]
-                    )
-                )
-            for process in emulators:
-                await asyncio.to_thread(readline, process, "hosts", 180)
-            await asyncio.sleep(2.0)
-            pids = {"broker": broker.pid, **{f"box-{i}": b.pid for i, b in enumerate(boxes, 1)}}
-            cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
-            wall_start = time.monotonic()
-            for process in emulators:
-                assert process.stdin is not None
-                process.stdin.write("go\n")
-                process.stdin.flush()
-            ends = [await asyncio.to_thread(readline, p, "end", 900) for p in emulators]
-            wall = time.monotonic() - wall_start
-            await asyncio.sleep(3.0)
-            cpu = {name: cpu_seconds(pid) - cpu_start[name] for name, pid in pids.items()}
-            peak = {name: vm_hwm_mib(pid) for name, pid in pids.items()}
-            stop.set()
-            events = await arbiter
-            latencies = sorted(viewers.latencies_ms)
-            received, viewer_errors = viewers.received, viewers.errors
+            await asyncio.to_thread(readline, process, "hosts", 180)
+        await asyncio.sleep(2.0)
+        pids = {
+            "broker": broker.pid,
+            **{f"box-{i}": b.pid for i, b in enumerate(boxes, 1)},
+            **{f"emulators-{i}": e.pid for i, e in enumerate(emulators, 1)},
+            **{f"viewers-{i}": v.pid for i, v in enumerate(viewers, 1)},
+        }
+        cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        own_start = sum(os.times()[:2])
+        wall_start = time.monotonic()
+        for process in emulators:
+            tell(process, "go")
+        ends = [await asyncio.to_thread(readline, p, "end", 900) for p in emulators]
+        wall = time.monotonic() - wall_start
+        await asyncio.sleep(5.0)
+        cpu = {name: cpu_seconds(pid) - cpu_start[name] for name, pid in pids.items()}
+        cpu["bench (arbiter client)"] = sum(os.times()[:2]) - own_start
+        peak = {name: vm_hwm_mib(pid) for name, pid in pids.items()}
+        stop.set()
+        events = await arbiter
+        figures = []
+        for process in viewers:
+            tell(process, "stop")
+            line = await asyncio.to_thread(readline, process, "figures", 60)
+            figures.append(json.loads(line.removeprefix("figures ")))
         collector = ResultsCollector(workdir / "results")
         await run_collector(connection, collector, until=5.0)
         collector.write({row.round for row in collector.rows.values()})
@@ -310,9 +348,12 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
                 box.wait(30)
             except subprocess.TimeoutExpired:
                 box.kill()
-        for process in emulators:
-            with contextlib.suppress(subprocess.TimeoutExpired):
+        for process in [*emulators, *viewers]:
+            tell(process, "quit")
+            try:
                 process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
         broker.terminate()
         broker.wait(10)
     return summarise(
@@ -322,11 +363,22 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         cpu=cpu,
         peak=peak,
         events=events,
-        latencies=latencies,
-        received=received,
-        viewer_errors=viewer_errors,
+        viewer_figures=figures,
+        arbiter_ms=arbiter_ms,
         collector=collector,
     )
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"n": 0, "p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+    return {
+        "n": len(ordered),
+        "p50": statistics.median(ordered),
+        "p99": ordered[int(0.99 * (len(ordered) - 1))],
+        "max": ordered[-1],
+    }
 
 
 def summarise(  # noqa: PLR0913 - one report from the run's parts
@@ -337,9 +389,8 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
     cpu: dict[str, float],
     peak: dict[str, float],
     events: list[dict[str, Any]],
-    latencies: list[float],
-    received: int,
-    viewer_errors: int,
+    viewer_figures: list[dict[str, Any]],
+    arbiter_ms: list[float],
     collector: ResultsCollector,
 ) -> dict[str, Any]:
     expected = len(the_game(args.plies).moves)
@@ -355,30 +406,36 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
         moves.get(match_id(1, n), 0) == expected and match_id(1, n) in results
         for n in range(1, args.tables + 1)
     )
-    box_cpu = [cpu[f"box-{n}"] for n in range(1, args.tables + 1)]
-    box_mem = [peak[f"box-{n}"] for n in range(1, args.tables + 1)]
+    boxes = [f"box-{n}" for n in range(1, args.tables + 1)]
+    viewer_ms = [v for figures in viewer_figures for v in figures["latencies_ms"]]
+    helpers = {
+        name: value for name, value in cpu.items() if name.startswith(("emul", "view", "ben"))
+    }
     return {
         "tables": args.tables,
         "viewers": args.viewers,
+        "viewer_procs": len(viewer_figures),
         "plies": expected,
         "play_s": max(float(end.split()[1]) for end in ends),
         "wall_s": wall,
         "complete": complete,
         "results_rows": len(collector.rows),
-        "latency_events": len(latencies),
-        "p50_ms": statistics.median(latencies) if latencies else float("nan"),
-        "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan"),
-        "max_ms": latencies[-1] if latencies else float("nan"),
-        "viewer_messages": received,
-        "viewer_errors": viewer_errors,
-        "box_cpu_s_median": statistics.median(box_cpu),
-        "box_cpu_s_max": max(box_cpu),
-        "box_cpu_pct_median": 100 * statistics.median(box_cpu) / wall,
-        "box_rss_mib_median": statistics.median(box_mem),
-        "box_rss_mib_max": max(box_mem),
+        "with_result": len(results),
+        "viewer_latency": percentiles(viewer_ms),
+        "arbiter_latency": percentiles(arbiter_ms),
+        "viewer_messages": sum(figures["received"] for figures in viewer_figures),
+        "viewer_errors": sum(figures["errors"] for figures in viewer_figures),
+        "box_cpu_s_median": statistics.median(cpu[b] for b in boxes),
+        "box_cpu_s_max": max(cpu[b] for b in boxes),
+        "box_cpu_pct_median": 100 * statistics.median(cpu[b] for b in boxes) / wall,
+        "box_rss_mib_median": statistics.median(peak[b] for b in boxes),
+        "box_rss_mib_max": max(peak[b] for b in boxes),
         "broker_cpu_s": cpu["broker"],
         "broker_cpu_pct": 100 * cpu["broker"] / wall,
         "broker_rss_mib": peak["broker"],
+        "helpers_cpu_s": {name: round(value, 1) for name, value in helpers.items()},
+        "all_cpu_pct": 100 * sum(cpu.values()) / wall,
+        "load_avg": os.getloadavg(),
     }
 
 
@@ -409,15 +466,13 @@ def section(r: dict[str, Any]) -> str:
     )
     rows = [
         ("games complete (every move + result, arbiter's view)", f"{r['complete']}/{r['tables']}"),
-        ("`hall results` rows written", f"{r['results_rows']}"),
+        ("games with a result / `hall results` rows", f"{r['with_result']} / {r['results_rows']}"),
         ("play time (wall)", f"{r['wall_s']:.0f} s"),
-        (
-            "event → viewer latency p50 / p99 / max",
-            (
-                f"{r['p50_ms']:.0f} / {r['p99_ms']:.0f} / {r['max_ms']:.0f} ms "
-                f"({r['latency_events']:,} event deliveries)"
-            ),
+        _latency_row(
+            f"event → WebSocket viewer ({r['viewers']} viewers in {r['viewer_procs']} processes)",
+            r["viewer_latency"],
         ),
+        _latency_row("event → arbiter (one TLS client, every table)", r["arbiter_latency"]),
         (
             "messages delivered to viewers",
             f"{r['viewer_messages']:,} ({r['viewer_errors']} viewer errors)",
@@ -435,6 +490,12 @@ def section(r: dict[str, Any]) -> str:
         ),
         ("broker CPU", f"{r['broker_cpu_s']:.1f} s ({r['broker_cpu_pct']:.1f} % of a core)"),
         ("broker peak RSS", f"{r['broker_rss_mib']:.0f} MiB"),
+        (
+            "CPU of the bench's own processes",
+            ", ".join(f"{k} {v} s" for k, v in r["helpers_cpu_s"].items()),
+        ),
+        ("all measured processes, % of one core", f"{r['all_cpu_pct']:.0f} %"),
+        ("load average at the end (1/5/15 min)", " / ".join(f"{x:.1f}" for x in r["load_avg"])),
     ]
     run_line = (
         "Run: `.venv/bin/python bench/bench_hall.py --tables 30 --viewers 200` "
@@ -455,6 +516,16 @@ def section(r: dict[str, Any]) -> str:
             f"Machine: {machine()}; the 2 cores were shared with other work during the run.",
             "",
         ]
+    )
+
+
+def _latency_row(name: str, figures: dict[str, float]) -> tuple[str, str]:
+    return (
+        f"{name}: p50 / p99 / max",
+        (
+            f"{figures['p50']:.0f} / {figures['p99']:.0f} / {figures['max']:.0f} ms "
+            f"({figures['n']:,} deliveries)"
+        ),
     )
 
 
@@ -487,14 +558,18 @@ def cli() -> None:
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--plies", type=int, help="cut the game after this many half-moves")
     parser.add_argument("--emulator-procs", type=int, default=3)
+    parser.add_argument("--viewer-procs", type=int, default=2)
     parser.add_argument("--no-readme", action="store_true")
-    parser.add_argument("--role", choices=["emulators"])
+    parser.add_argument("--role", choices=["emulators", "viewers"])
+    parser.add_argument("--port", type=int)
     parser.add_argument("--dir", type=Path)
     parser.add_argument("--first", type=int, default=1)
     parser.add_argument("--count", type=int, default=1)
     args = parser.parse_args()
     if args.role == "emulators":
         asyncio.run(role_emulators(args.dir, args.first, args.count, args.plies))
+    elif args.role == "viewers":
+        asyncio.run(role_viewers(args.port, args.tables, args.first, args.count))
     else:
         asyncio.run(main(args))
 
