@@ -48,13 +48,20 @@ class Hall:
 
     @classmethod
     def create(
-        cls, directory: Path, *, tables: int = 2, uplink: Uplink | None = None, rounds: int = 3
+        cls,
+        directory: Path,
+        *,
+        tables: int = 2,
+        uplink: Uplink | None = None,
+        rounds: int = 3,
+        ws_tls: bool = False,
     ) -> Self:
         plan = HallPlan(
             tables=tables,
             host="127.0.0.1",
             mqtt_port=free_port(),
             ws_port=free_port(),
+            ws_tls=ws_tls,
             root=f"test/hall-{uuid.uuid4().hex[:8]}",
             rounds=rounds,
             uplink=uplink,
@@ -100,6 +107,7 @@ class Hall:
                 username=user,
                 password=password if password is not None else self._password_of(user),
                 transport="websockets",
+                tls_context=self.tls() if self.plan.ws_tls else None,
                 identifier=f"test-{uuid.uuid4().hex[:10]}",
             )
         return aiomqtt.Client(

@@ -141,3 +141,21 @@ async def test_hall_status_sees_the_box_online_with_its_match(hall, tmp_path):
     line = status_line(views[0], datetime.now(UTC))
     assert "online" in line
     assert "r0-t1 playing plies 0/0" in line
+
+
+async def test_websockets_over_tls_with_ws_tls(tmp_path):
+    secure = Hall.create(tmp_path / "wss", tables=1, ws_tls=True)
+    secure.start()
+    try:
+        events = secure.topic("match/r1-t1/events")
+        async with (
+            Recorder(secure.client(None, websockets=True), [events]) as browser,
+            secure.client("table-1") as box,
+        ):
+            await publish(box, events, b"over wss")
+            await browser.wait_for(lambda: b"over wss" in browser.payloads(), what="wss delivery")
+            await publish(browser.client, events, b"forged over wss")
+            await asyncio.sleep(SETTLE)
+    finally:
+        secure.stop()
+    assert browser.payloads() == [b"over wss"]
