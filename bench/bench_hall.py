@@ -420,6 +420,11 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
         "wall_s": wall,
         "complete": complete,
         "results_rows": len(collector.rows),
+        "incomplete_moves": {
+            match_id(1, n): moves.get(match_id(1, n), 0)
+            for n in range(1, args.tables + 1)
+            if moves.get(match_id(1, n), 0) != expected
+        },
         "with_result": len(results),
         "viewer_latency": percentiles(viewer_ms),
         "arbiter_latency": percentiles(arbiter_ms),
