@@ -123,7 +123,7 @@ def test_acl_roles():
         assert f"topic read bh/bridge/{box}/request/+" in sections[box]
     assert "topic write bh/bridge/+/request/+" in sections["arbiter"]
     table_2 = " ".join(sections["table-2"])
-    assert "bh/match/r2-t2-g2/events" in table_2
+    assert "topic write bh/match/r2-t2-g2/#" in sections["table-2"]
     assert "-t1/" not in table_2
     assert "-t3/" not in table_2
 

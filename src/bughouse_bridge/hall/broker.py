@@ -39,8 +39,6 @@ BROADCAST = (
     "bridge/+/status",
     "bridge/+/device/+",
 )
-# Per match: the topics a box writes (contract §2).
-MATCH_LEAVES = ("events", "state", "bpgn", "clock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +163,9 @@ def acl(plan: HallPlan) -> str:
             f"topic write {root}/alerts",
             f"topic read {root}/hall/#",
         ]
-        lines += [
-            f"topic write {root}/match/{match}/{leaf}"
-            for match in box_match_ids(plan, table)
-            for leaf in MATCH_LEAVES
-        ]
+        # Everything under its own matches (events, state, bpgn, clock and whatever a later
+        # version adds there): no command lives under match/, so this grants nothing more.
+        lines += [f"topic write {root}/match/{match}/#" for match in box_match_ids(plan, table)]
         lines.append("")
     return "\n".join(lines)
 
