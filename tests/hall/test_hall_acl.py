@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -16,6 +17,7 @@ from bughouse_bridge.config import load_settings
 from bughouse_bridge.daemon.app import Daemon
 from bughouse_bridge.daemon.hall_mqtt import HallConnection
 from bughouse_bridge.daemon.hall_results import gather_boxes
+from bughouse_bridge.daemon.hall_round import publish_round
 from bughouse_bridge.hall.results import status_line
 
 if TYPE_CHECKING:
@@ -159,3 +161,28 @@ async def test_websockets_over_tls_with_ws_tls(tmp_path):
     finally:
         secure.stop()
     assert browser.payloads() == [b"over wss"]
+
+
+async def test_a_restarted_box_resumes_in_its_round(hall, tmp_path):
+    """The pairing is journaled like a command: after a restart the box replays into r1-t1."""
+    round_file = tmp_path / "round-1.csv"
+    round_file.write_text(
+        "round,table,team,white_a,black_a,white_b,black_b\n1,1,Lions,,a,b,\n1,1,Tigers,c,,,d\n"
+    )
+    state_dir = tmp_path / "box-1"
+    args = argparse.Namespace(file=round_file, hall=hall.directory, host=None, port=None)
+    async with Recorder(hall.client("arbiter"), [hall.topic("match/+/state")]) as states:
+        assert await publish_round(args) == 0
+        async with box_daemon(hall, 1, state_dir):
+            await states.wait_for(
+                lambda: any("/r1-t1/" in t for t, _ in states.messages), 15, "r1-t1"
+            )
+    settings = load_settings(
+        hall.directory / "table-1.toml", overrides={"state_dir": str(state_dir)}
+    )
+    restarted = Daemon(settings)
+    assert restarted.resume() > 0
+    assert restarted.bridge.topics.state == hall.topic("match/r1-t1/state")
+    assert restarted.bridge.snapshot()["players"]["black_a"] == "a"
+    restarted.journal.close()
+    restarted.outbox.close()
