@@ -9,7 +9,8 @@ values, a ``Bridge`` produces the same outputs: that is what makes replay and re
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.bpgn import (
@@ -41,10 +42,13 @@ from bughouse_bridge.dgt.constants import Command
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import (
     ClockAck,
+    ClockTimes,
     LongSerialNumber,
     SerialNumber,
     Version,
 )
+from bughouse_bridge.hall.progress import HallTable
+from bughouse_bridge.hall.rounds import RoundFileError, round_from_dict, seating_problems
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
 from bughouse_bridge.request_parsing import (
     RequestError,
@@ -52,6 +56,7 @@ from bughouse_bridge.request_parsing import (
     printable_verb,
     transaction_of,
 )
+from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.topics import (
     Envelope,
     Publication,
@@ -89,6 +94,7 @@ class BridgeConfig:
     clock_origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
     first_seq: int = 1
     start_fens: Mapping[BoardId, str] | None = None
+    table: int | None = None  # a box in a hall: pairings from the round topic, automatic new game
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,7 @@ class DeviceInfo:
     long_serial: str | None = None
     firmware: str | None = None
     clock: str | None = None
+    clock_battery_low: bool | None = None  # the clock's status bit; None before its first reading
     last_seen: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -128,6 +135,7 @@ class DeviceInfo:
             "serial": self.long_serial or self.serial,
             "firmware": self.firmware,
             "clock": self.clock,
+            "clock_battery_low": self.clock_battery_low,
             "last_seen": self.last_seen,
         }
 
@@ -167,6 +175,7 @@ class Bridge:
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
         self.last_command_failure: Exception | None = None
+        self._hall = HallTable.of(config.match_id)
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -198,7 +207,7 @@ class Bridge:
         output = Output()
         for message in self._decoders[link].feed(data):
             output += self._on_message(link, message, now)
-        return output
+        return output + self._hall_next_game(now)
 
     def link_state(
         self, link: str, now: float, *, connected: bool, port: str | None = None
@@ -217,7 +226,7 @@ class Bridge:
         return self._reconstructor.deadline()
 
     def on_timer(self, now: float) -> Output:
-        return self._handle(self._reconstructor.on_timer(now), now)
+        return self._handle(self._reconstructor.on_timer(now), now) + self._hall_next_game(now)
 
     def command(self, verb: str, payload: bytes, now: float) -> tuple[dict[str, Any], Output]:
         """Carry out an arbiter request (contract §5). Returns the response and what followed.
@@ -333,6 +342,8 @@ class Bridge:
                 device.serial = message.text
             case LongSerialNumber():
                 device.long_serial = message.text
+            case ClockTimes():
+                device.clock_battery_low = message.battery_low
             case ClockAck() if message.clock_type is not None:
                 version = message.version
                 device.clock = (
@@ -496,6 +507,7 @@ class Bridge:
             "confirm_claim": self._cmd_confirm_claim,
             "revoke_result": self._cmd_revoke_result,
             "set_pocket": self._cmd_set_pocket,
+            "hall_round": self._cmd_hall_round,
         }
 
     def _handler(
@@ -635,6 +647,57 @@ class Bridge:
         except ValueError as error:
             raise CommandError(str(error)) from error
         return {}, self._handle(events, now)
+
+    # -- the hall: pairings from the round topic, the next game by itself (issue 10) ----------
+
+    def _cmd_hall_round(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """Take this table's pairing from a published round (``<root>/hall/round``).
+
+        An untouched game (no move, no result) switches to the pairing at once; otherwise it is
+        kept for the next game, which starts when both boards stand in the start position after
+        the result. Rounds older than the current one, or the same pairing again, change nothing.
+        """
+        if self._config.table is None:
+            raise CommandError("this bridge is not a hall box ([hall] table is not set)")
+        try:
+            pairing = round_from_dict(request).pairing(self._config.table)
+        except RoundFileError as error:
+            raise CommandError(str(error)) from error
+        if pairing is None or not self._hall.wants(pairing, untouched=self._untouched()):
+            return {"taken": False}, Output()
+        self._hall.pending = pairing
+        output = self._hall_switch(now, next_game=False) if self._untouched() else Output()
+        return {"taken": True, "match": self._config.match_id}, output
+
+    def _untouched(self) -> bool:
+        match = self._reconstructor.match
+        return match.result is None and all(match.ply(board) == 0 for board in BoardId)
+
+    def _hall_next_game(self, now: float) -> Output:
+        if (
+            self._config.table is None
+            or self._reconstructor.match.result is None
+            or not self._reconstructor.shows_start_position()
+        ):
+            return Output()
+        return self._hall_switch(now, next_game=True)
+
+    def _hall_switch(self, now: float, *, next_game: bool) -> Output:
+        assert self._config.table is not None
+        match_id, pairing = self._hall.advance(self._config.table, next_game=next_game)
+        teams = pairing.teams() if pairing is not None else self._config.teams
+        self._config = replace(self._config, match_id=match_id, teams=teams)
+        self.topics = Topics(self._config.root, self._config.bridge_id, match_id)
+        self._envelope = Envelope(self._config.bridge_id, match_id, self._envelope.boot_id)
+        self._views = {board: BoardView() for board in BoardId}
+        self._game_events = []
+        output = self._handle(self._reconstructor.new_game(now), now)
+        for problem in seating_problems(pairing) if pairing is not None else ():
+            output += self._event(alert(now, None, None, AlertCode.SEATING_WRONG, problem))
+        output += Output((self.state_publication(now), self._bpgn_publication()))
+        return output + self._request_dump_all()
 
     def _request_dump_all(self) -> Output:
         output = Output()

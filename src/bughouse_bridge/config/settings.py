@@ -296,6 +296,12 @@ class TimingSettings(_Strict):
     link_silence_timeout: PositiveSeconds = 10.0
 
 
+class HallSettings(_Strict):
+    """A box in a hall (``bughouse-bridge hall init`` writes this section per table)."""
+
+    table: int = Field(ge=1, le=999)  # pairings and match ids ``r<round>-t<table>`` follow it
+
+
 def _default_state_dir() -> Path:
     # systemd sets STATE_DIRECTORY (colon-separated) from StateDirectory=.
     from_systemd = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
@@ -318,6 +324,7 @@ class Settings(BaseSettings):
     links: list[LinkSettings] = Field(default_factory=list, max_length=2)
     mqtt: MqttSettings = Field(default_factory=MqttSettings)  # type: ignore[arg-type]
     timings: TimingSettings = Field(default_factory=TimingSettings)
+    hall: HallSettings | None = None
     record: Path | None = None
     state_dir: Path = Field(default_factory=_default_state_dir)
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -32,6 +32,7 @@ from bughouse_bridge.drivers.mqtt import MqttLink, Request
 from bughouse_bridge.drivers.outbox import Outbox
 from bughouse_bridge.drivers.serial_link import LinkState, SerialLink, handshake
 from bughouse_bridge.drivers.trace_recorder import TraceRecorder
+from bughouse_bridge.hall.naming import round_topic
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -258,7 +259,15 @@ class Daemon:
             tls_context=mqtt.ssl_context(),
             keepalive=mqtt.keepalive,
             mqtt5=mqtt.protocol == "5" and not mqtt.embedded,
+            also_subscribe=self._hall_subscriptions(),
         )
+
+    def _hall_subscriptions(self) -> dict[str, str]:
+        """A hall box takes its pairings from the retained round (as the ``hall_round`` verb,
+        so that the journal replays them like any command)."""
+        if self.settings.hall is None:
+            return {}
+        return {round_topic(self.settings.mqtt.root): "hall_round"}
 
     def _serial_links(self) -> list[SerialLink]:
         return [

@@ -29,6 +29,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("bughouse_bridge.daemon.demo", "emulated boards + embedded broker + live view"),
     "replay": ("bughouse_bridge.daemon.replay", "replay a trace file and print its events"),
     "emulate": ("bughouse_bridge.daemon.emulate", "play a BPGN game on two emulated boards (ptys)"),
+    "hall": (
+        "bughouse_bridge.daemon.hall",
+        "many tables on one broker: init, round, results, status",
+    ),
 }
 
 

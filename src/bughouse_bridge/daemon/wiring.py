@@ -46,6 +46,7 @@ def bridge_config(
         boot_id=boot_id,
         clock_origin_epoch=clock_origin_epoch,
         record_tags=record_tags(settings),
+        table=settings.hall.table if settings.hall is not None else None,
     )
 
 

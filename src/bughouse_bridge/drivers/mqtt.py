@@ -19,7 +19,7 @@ import json
 import logging
 import random
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -57,6 +57,7 @@ class Request:
     payload: bytes
     response_topic: str | None = None  # MQTT 5 Response Topic
     correlation_data: bytes | None = None  # MQTT 5 Correlation Data
+    reply: bool = True  # False for messages of ``also_subscribe`` topics: nobody awaits an answer
 
 
 # Returns the response payload, or None for no response.
@@ -117,6 +118,7 @@ class MqttLink:
         mqtt5: bool = False,
         backoff: Backoff | None = None,
         publish_timeout: float = PUBLISH_TIMEOUT,
+        also_subscribe: Mapping[str, str] | None = None,
     ) -> None:
         self._host, self._port = host, port
         self._outbox = outbox
@@ -131,6 +133,8 @@ class MqttLink:
         self._backoff = backoff or Backoff()
         self._publish_timeout = publish_timeout
         self._bridge_topic = f"{root}/bridge/{bridge_id}"
+        # topic -> verb: e.g. the hall's retained round, handed to on_request as that verb.
+        self._also_subscribe = dict(also_subscribe or {})
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._ephemeral: deque[tuple[str, bytes]] = deque(maxlen=EPHEMERAL_BACKLOG)
@@ -221,6 +225,8 @@ class MqttLink:
             self._last_error = None
             await client.publish(self.status_topic, self._status("online"), qos=1, retain=True)
             await client.subscribe(f"{self._bridge_topic}/request/+", qos=1)
+            for topic in self._also_subscribe:
+                await client.subscribe(topic, qos=1)
             self._ephemeral.clear()
             self._set_state(ConnectionState.CONNECTED)
             logger.info("MQTT connected to %s:%s", self._host, self._port)
@@ -281,7 +287,7 @@ class MqttLink:
 
     async def _serve_requests(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
-            request = _request_from(message)
+            request = _request_from(message, self._also_subscribe)
             if self._on_request is None:
                 continue
             try:
@@ -289,7 +295,7 @@ class MqttLink:
             except Exception:
                 logger.exception("request %r failed in its handler", request.verb)
                 continue
-            if response is not None:
+            if response is not None and request.reply:
                 await self._respond(client, request, response)
 
     async def _respond(self, client: aiomqtt.Client, request: Request, response: bytes) -> None:
@@ -363,9 +369,12 @@ def response_topic(bridge_topic: str, request: Request) -> str:
 MAX_TOPIC_BYTES = 65_535  # MQTT's limit for a topic name
 
 
-def _request_from(message: aiomqtt.Message) -> Request:
-    verb = message.topic.value.rsplit("/", 1)[-1]
+def _request_from(message: aiomqtt.Message, also_subscribed: Mapping[str, str]) -> Request:
     payload = message.payload  # paho hands over bytes (aiomqtt types it bytes | bytearray)
+    verb = also_subscribed.get(message.topic.value)
+    if verb is not None:
+        return Request(verb=verb, payload=bytes(payload), reply=False)
+    verb = message.topic.value.rsplit("/", 1)[-1]
     response_topic = getattr(message.properties, "ResponseTopic", None)
     correlation = getattr(message.properties, "CorrelationData", None)
     return Request(

@@ -257,6 +257,13 @@ class MatchReconstructor:
             self._boards[board].changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
+    def shows_start_position(self) -> bool:
+        """Both boards physically stand in the start position (the hall's automatic new game)."""
+        return all(
+            self._boards[board].occupancy.known and self._physical(board) == START_PLACEMENT
+            for board in BoardId
+        )
+
     # -- messages ----------------------------------------------------------------------------
 
     def _fresh_board(self, board: BoardId) -> _Board:

@@ -1,0 +1,24 @@
+"""Fixtures of the hall tests: a hall broker from ``hall init`` on free ports."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from hall_harness import Hall
+
+from private_mosquitto import MOSQUITTO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+
+@pytest.fixture
+def hall(tmp_path: Path) -> Iterator[Hall]:
+    if not MOSQUITTO.exists():
+        pytest.skip("mosquitto is not installed")
+    broker = Hall.create(tmp_path / "hall")
+    broker.start()
+    yield broker
+    broker.stop()

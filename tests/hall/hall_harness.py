@@ -1,0 +1,166 @@
+"""A hall broker started from ``hall init``'s own output, on free ports in a tmp dir.
+
+The files are the ones an organiser would get; the only additions for a test are free ports, a
+loopback listener and ``user`` set to whoever runs the test (mosquitto started as root switches
+to the ``mosquitto`` user otherwise, who cannot read a tmp dir).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import socket
+import ssl
+import subprocess
+import time
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Self
+
+import aiomqtt
+
+from bughouse_bridge.daemon.hall_init import write_hall
+from bughouse_bridge.hall.broker import HallPlan, Uplink
+from private_mosquitto import MOSQUITTO, free_port
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def wait_for_port(port: int, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+@dataclass
+class Hall:
+    """``hall init`` output plus the running mosquitto."""
+
+    directory: Path
+    plan: HallPlan
+    process: subprocess.Popen[bytes] | None = None
+
+    @classmethod
+    def create(
+        cls,
+        directory: Path,
+        *,
+        tables: int = 2,
+        uplink: Uplink | None = None,
+        rounds: int = 3,
+        ws_tls: bool = False,
+    ) -> Self:
+        plan = HallPlan(
+            tables=tables,
+            host="127.0.0.1",
+            mqtt_port=free_port(),
+            ws_port=free_port(),
+            ws_tls=ws_tls,
+            root=f"test/hall-{uuid.uuid4().hex[:8]}",
+            rounds=rounds,
+            uplink=uplink,
+            listen="127.0.0.1",
+            broker_user=getpass.getuser(),
+        )
+        write_hall(directory, plan)
+        return cls(directory.resolve(), plan)
+
+    @property
+    def credentials(self) -> dict[str, Any]:
+        return tomllib.loads((self.directory / "credentials.toml").read_text())
+
+    def password(self, user: str) -> str:
+        credentials = self.credentials
+        if user in ("arbiter", "viewer"):
+            return str(credentials[user]["password"])
+        return str(credentials["boxes"][user]["password"])
+
+    def tls(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.directory / "tls/ca.crt"))
+
+    def start(self) -> None:
+        conf = self.directory / "mosquitto.conf"
+        self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(conf)])
+        wait_for_port(self.plan.mqtt_port)
+        wait_for_port(self.plan.ws_port)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+    def client(
+        self, user: str | None, *, password: str | None = None, websockets: bool = False
+    ) -> aiomqtt.Client:
+        """A client of the hall broker: ``user`` None is anonymous; TLS on the MQTT port."""
+        if websockets:
+            return aiomqtt.Client(
+                "127.0.0.1",
+                self.plan.ws_port,
+                username=user,
+                password=password if password is not None else self._password_of(user),
+                transport="websockets",
+                tls_context=self.tls() if self.plan.ws_tls else None,
+                identifier=f"test-{uuid.uuid4().hex[:10]}",
+            )
+        return aiomqtt.Client(
+            "127.0.0.1",
+            self.plan.mqtt_port,
+            username=user,
+            password=password if password is not None else self._password_of(user),
+            tls_context=self.tls(),
+            identifier=f"test-{uuid.uuid4().hex[:10]}",
+        )
+
+    def _password_of(self, user: str | None) -> str | None:
+        return None if user is None else self.password(user)
+
+    def topic(self, rest: str) -> str:
+        return f"{self.plan.root}/{rest}"
+
+
+@dataclass
+class Recorder:
+    """Subscribes with one client and records (topic, payload) pairs."""
+
+    client: aiomqtt.Client
+    topics: list[str]
+    messages: list[tuple[str, bytes]] = field(default_factory=list)
+    _task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Self:
+        await self.client.__aenter__()
+        for topic in self.topics:
+            await self.client.subscribe(topic, qos=1)
+        self._task = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        await self.client.__aexit__(None, None, None)
+
+    async def _read(self) -> None:
+        async for message in self.client.messages:
+            payload = message.payload
+            data = payload if isinstance(payload, bytes) else str(payload).encode()
+            self.messages.append((message.topic.value, data))
+
+    def payloads(self) -> list[bytes]:
+        return [payload for _, payload in self.messages]
+
+    async def wait_for(self, predicate: Any, within: float = 10.0, what: str = "") -> None:
+        deadline = time.monotonic() + within
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; got {self.messages[-5:]}")
+            await asyncio.sleep(0.05)
