@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("bughouse_bridge.daemon.demo", "emulated boards + embedded broker + live view"),
     "replay": ("bughouse_bridge.daemon.replay", "replay a trace file and print its events"),
     "emulate": ("bughouse_bridge.daemon.emulate", "play a BPGN game on two emulated boards (ptys)"),
+    "web": ("bughouse_bridge.daemon.web", "serve the broadcast page and arbiter console"),
 }
 
 
