@@ -43,7 +43,9 @@ new MutationObserver((records) => {
     const value = r.attributeName === "data-fen" ? el.dataset.fen : el.dataset.letters;
     window.__shown.push([key, value]);
   }
-}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-fen", "data-letters"]});
+}).observe(document, {
+  subtree: true, attributes: true, attributeFilter: ["data-fen", "data-letters"],
+});
 """
 
 

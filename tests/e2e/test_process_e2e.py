@@ -142,7 +142,9 @@ def test_demo_plays_to_the_result():
     assert len(result_lines) == 1, done.stdout[-3000:]
     assert "board B" in result_lines[0]
     # The page's address comes before the first move.
-    page_line = next(i for i, line in enumerate(done.stdout.splitlines()) if "watch it live" in line)
+    page_line = next(
+        i for i, line in enumerate(done.stdout.splitlines()) if "watch it live" in line
+    )
     first_move = next(i for i, line in enumerate(done.stdout.splitlines()) if "1." in line)
     assert page_line < first_move
     assert "#/match/demo-game" in done.stdout

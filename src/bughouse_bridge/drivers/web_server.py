@@ -58,7 +58,7 @@ class _Handler(SimpleHTTPRequestHandler):
             self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         """Quiet: one line per file request is noise in the daemon's journal."""
 
 
