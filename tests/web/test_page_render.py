@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import pytest
-from browser_harness import browser_missing, chromium, web_server
 
+from browser_harness import browser_missing, chromium, web_server
 from bughouse_bridge.drivers.broker import EmbeddedBroker
 from private_mosquitto import free_port
 
@@ -120,7 +120,8 @@ async def test_names_clocks_banners_and_marks(scene):
     await page.wait_for_timeout(1300)
     assert await text(page, '[data-clock="A-white"]') != first
     assert await text(page, '[data-clock="A-black"]') == "4:55"
-    await publish(client, "clock", {"type": "clock", "board": "B", "white_ms": 5000, "black_ms": 300000, "running": "white"})  # fmt: skip
+    clock = {"type": "clock", "board": "B", "white_ms": 5000, "black_ms": 300000}
+    await publish(client, "clock", {**clock, "running": "white"})
     await page.wait_for_selector('[data-clock="B-white"].running.low')
 
     # Check comes from the last SAN; mate pending from the board's status.
@@ -134,7 +135,13 @@ async def test_names_clocks_banners_and_marks(scene):
     drop = with_changes(A={"last_move": "N@f3", "fen": STATE["boards"]["A"]["fen"]})
     await publish(client, "state", drop)
     await page.wait_for_selector(".board-A.last-drop")
-    steal = {"type": "move", "boot_id": "boot-1", "seq": 10, "board": "A", "steal": {"board": "B", "square": "d1", "piece": "Q"}}  # fmt: skip
+    steal = {
+        "type": "move",
+        "boot_id": "boot-1",
+        "seq": 10,
+        "board": "A",
+        "steal": {"board": "B", "square": "d1", "piece": "Q"},
+    }
     await publish(client, "events", steal)
     await publish(client, "state", drop)
     await page.wait_for_function("document.querySelectorAll('.board-B svg circle').length > 0")
