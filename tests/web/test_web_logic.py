@@ -271,3 +271,30 @@ async def test_route(page, hash_, route):
 async def test_config_from_server_and_query(page, search, url, transparent):
     got = await run(page, "app.js", "loadConfig", search)
     assert got == {"url": url, "root": "bughouse/v1", "transparent": transparent}
+
+
+RUNNING_WHITE = {"white_ms": 60000, "black_ms": 50000, "running": "white"}
+
+
+@pytest.mark.parametrize(
+    ("incoming", "now", "kept"),
+    [
+        # A snapshot that agrees with the estimate within a reading: the estimate stays.
+        ({"white_ms": 58000, "black_ms": 50000, "running": "white"}, 2000, True),
+        # Another side runs now, or a stopped clock was set: the snapshot wins.
+        ({"white_ms": 58000, "black_ms": 50000, "running": "black"}, 2000, False),
+        ({"white_ms": 58000, "black_ms": 40000, "running": "white"}, 2000, False),
+        # Far off the estimate (a clock was corrected): the snapshot wins.
+        ({"white_ms": 30000, "black_ms": 50000, "running": "white"}, 2000, False),
+    ],
+)
+async def test_snapshot_clock_never_jumps_back_within_a_reading(page, incoming, now, kept):
+    current = {"clock": RUNNING_WHITE, "receivedAt": 0}
+    got = await run(page, "model.js", "snapshotClock", current, incoming, now)
+    expected = current if kept else {"clock": incoming, "receivedAt": now}
+    assert got == expected
+
+
+async def test_snapshot_clock_without_a_reading_takes_the_snapshot(page):
+    got = await run(page, "model.js", "snapshotClock", None, RUNNING_WHITE, 5)
+    assert got == {"clock": RUNNING_WHITE, "receivedAt": 5}

@@ -18,6 +18,7 @@ import {
   resultText,
   seatKey,
   seatsTopDown,
+  snapshotClock,
   splitFen,
 } from "./model.js";
 
@@ -97,7 +98,7 @@ export class MatchView {
     for (const board of BOARDS) {
       const boardState = state.boards?.[board];
       if (!boardState) continue;
-      this.clocks[board] = { clock: boardState.clock, receivedAt };
+      this.clocks[board] = snapshotClock(this.clocks[board], boardState.clock, receivedAt);
       if (boardState.ply === 0) delete this.flagged[board];
     }
     this.render();

@@ -58,6 +58,24 @@ export function clockAt(clock, receivedAt, now) {
   return { white_ms: tick("white"), black_ms: tick("black"), running: clock.running ?? null };
 }
 
+// A snapshot's clock is the bridge's last reading, up to a second old; a clock message is fresh.
+// Keep the running estimate unless the snapshot changes who runs or disagrees by more than the
+// reading interval (a correction), so the display never jumps back on every event.
+export const CLOCK_SLACK_MS = 1500;
+
+export function snapshotClock(current, incoming, now) {
+  if (!current || !incoming) return { clock: incoming, receivedAt: now };
+  const estimate = clockAt(current.clock, current.receivedAt, now);
+  const sameRunner = (current.clock?.running ?? null) === (incoming.running ?? null);
+  const close = ["white", "black"].every((color) => {
+    const shown = estimate[`${color}_ms`];
+    const read = incoming[`${color}_ms`];
+    if (shown === null || read === null || read === undefined) return shown === (read ?? null);
+    return Math.abs(shown - read) <= CLOCK_SLACK_MS;
+  });
+  return sameRunner && close ? current : { clock: incoming, receivedAt: now };
+}
+
 // 5:03, 0:59, and tenths in the last ten seconds (9.4); a dash when unknown.
 export function formatClock(ms) {
   if (ms === null || ms === undefined) return "–";
