@@ -24,8 +24,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests" / "e2e"), str(HERE.parent / "tests")]
 
-from bench_e2e import instrument, machine, write_readme  # noqa: E402
-from browser_harness import browser_missing, chromium, web_server  # noqa: E402
 from e2e_harness import (  # noqa: E402
     FAST_SPEED,
     Subscriber,
@@ -36,6 +34,8 @@ from e2e_harness import (  # noqa: E402
     the_game,
 )
 
+from bench_e2e import instrument, machine, write_readme  # noqa: E402
+from browser_harness import browser_missing, chromium, web_server  # noqa: E402
 from bughouse_bridge.daemon.logging import setup_logging  # noqa: E402
 from private_mosquitto import Mosquitto  # noqa: E402
 
