@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +36,7 @@ from e2e_harness import (  # noqa: E402
 )
 
 from bench_e2e import instrument, machine, write_readme  # noqa: E402
-from browser_harness import browser_missing, chromium, web_server  # noqa: E402
+from browser_harness import CHROMIUM, browser_missing, chromium, web_server  # noqa: E402
 from bughouse_bridge.daemon.logging import setup_logging  # noqa: E402
 from private_mosquitto import Mosquitto  # noqa: E402
 
@@ -131,11 +132,9 @@ def section(result: dict[str, float | int]) -> str:
 
 
 def chromium_version() -> str:
-    import subprocess  # noqa: PLC0415
-
-    from browser_harness import CHROMIUM  # noqa: PLC0415
-
-    done = subprocess.run([str(CHROMIUM), "--version"], capture_output=True, text=True, check=False)
+    done = subprocess.run(  # noqa: S603 - the configured system browser, no shell
+        [str(CHROMIUM), "--version"], capture_output=True, text=True, check=False
+    )
     return done.stdout.strip().split(" built")[0] or "Chromium"
 
 
