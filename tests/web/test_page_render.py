@@ -184,3 +184,56 @@ async def test_obs_and_phone_layouts(scene):
     folder = Path(tempfile.mkdtemp(prefix="bughouse-web-phone-"))
     await phone.screenshot(path=folder / "phone.png", full_page=True)
     print(f"\nphone screenshot: {folder / 'phone.png'}")
+
+
+async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
+    """The verbs other engineers add (confirm_claim, choose_recovery) need nothing from the page
+    but the alert's details: the request carries them, and the bridge's answer is shown."""
+    browser, client, url = scene
+    await client.subscribe(f"{ROOT}/bridge/+/request/#", qos=1)
+    console = await browser.new_page()
+    await console.goto(f"{url}#/console")
+    await console.fill("[name=username]", "arbiter")
+    await console.click("[data-login] button")
+    await console.wait_for_selector("[data-console]")
+    await asyncio.sleep(0.3)  # subscribed
+    claim = {"board": "A", "color": "black", "claim": "illegal_move"}
+    alert = {
+        **{k: STATE[k] for k in ("schema", "bridge", "match", "boot_id", "ts", "t")},
+        "seq": 42,
+        "type": "alert",
+        "board": "A",
+        "color": "white",
+        "code": "illegal_move",
+        "severity": "illegal",
+        "rule": "dsj row 10",
+        "message": "Board A: white's Bb5 is illegal.",
+        "details": {"claim": claim, "gap": 3, "candidates": [{"index": 0}, {"index": 1}]},
+    }
+    for _ in range(2):  # a QoS 1 repeat shows once
+        await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
+    item = console.locator('[data-alert-code="illegal_move"]')
+    await item.wait_for()
+    await asyncio.sleep(0.3)
+    assert await item.count() == 1
+    assert "other illegal move — DSJ Tandemschach-Regeln" in await item.inner_text()
+    assert await item.locator('[data-action="choose_recovery"]').count() == 2
+
+    await item.locator('[data-action="confirm_claim"]').click()
+    assert "confirm_claim" in await text(console, "[data-confirm-text]")
+    await console.click("[data-confirm-yes]")
+    async with asyncio.timeout(10):
+        request = await anext(aiter(client.messages))
+    assert str(request.topic) == f"{ROOT}/bridge/box-1/request/confirm_claim"
+    body = json.loads(bytes(request.payload))  # type: ignore[arg-type]
+    assert body == {**claim, "transaction": body["transaction"]}
+    assert body["transaction"].startswith("web-")
+
+    answer = {"transaction": body["transaction"], "ok": False, "error": "no such claim open."}
+    topic = f"{ROOT}/bridge/box-1/response/confirm_claim"
+    await client.publish(topic, json.dumps(answer).encode(), qos=1)
+    await console.wait_for_selector('[data-responses] li[data-ok="false"]')
+    assert "refused: no such claim open." in await text(console, "[data-responses] li")
+
+    await item.locator('[data-action="ack"]').click()
+    assert await item.get_attribute("data-acknowledged") == ""

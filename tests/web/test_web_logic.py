@@ -298,3 +298,16 @@ async def test_snapshot_clock_never_jumps_back_within_a_reading(page, incoming, 
 async def test_snapshot_clock_without_a_reading_takes_the_snapshot(page):
     got = await run(page, "model.js", "snapshotClock", None, RUNNING_WHITE, 5)
     assert got == {"clock": RUNNING_WHITE, "receivedAt": 5}
+
+
+@pytest.mark.parametrize(
+    ("round_", "title"),
+    [
+        ({"round": 3}, "round 3"),
+        ({"event": "Berlin Open", "round": 1, "tables": []}, "Berlin Open — round 1"),
+        ({"tables": []}, None),
+        ("not json", None),
+    ],
+)
+async def test_round_title(page, round_, title):
+    assert await run(page, "pages.js", "roundTitle", round_) == title

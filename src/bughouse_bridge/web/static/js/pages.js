@@ -34,15 +34,32 @@ export function showMatch(main, config, matchId, setStatus) {
   return view;
 }
 
+// The retained round pairing of the hall (issue 10), if the hall publishes one.
+export function roundTitle(round) {
+  if (!round || typeof round !== "object") return null;
+  const parts = [round.event ?? round.name, round.round !== undefined ? `round ${round.round}` : null];
+  return parts.filter(Boolean).join(" — ") || null;
+}
+
+function showRound(heading, round) {
+  const title = roundTitle(round);
+  heading.hidden = !title;
+  heading.textContent = title ?? "";
+}
+
 // The hall: every table as a small double board; a click opens its broadcast.
 export function showHall(main, config, setStatus) {
+  const heading = document.createElement("h1");
+  heading.className = "hall-round";
+  heading.dataset.round = "";
+  heading.hidden = true;
   const grid = document.createElement("div");
   grid.className = "hall";
   grid.dataset.hall = "";
   const empty = document.createElement("p");
   empty.className = "hall-empty";
   empty.textContent = "waiting for tables…";
-  main.append(grid, empty);
+  main.append(heading, grid, empty);
   const views = new Map();
   const viewFor = (match) => {
     if (!views.has(match)) {
@@ -58,9 +75,18 @@ export function showHall(main, config, setStatus) {
   };
   openFeed({
     url: config.url,
-    topics: [`${config.root}/match/+/state`, `${config.root}/match/+/clock`, `${config.root}/match/+/bpgn`],
+    topics: [
+      `${config.root}/match/+/state`,
+      `${config.root}/match/+/clock`,
+      `${config.root}/match/+/bpgn`,
+      `${config.root}/hall/round`,
+    ],
     onStatus: setStatus,
     onMessage(topic, data) {
+      if (topic === `${config.root}/hall/round`) {
+        showRound(heading, data);
+        return;
+      }
       const where = matchOf(topic, config.root);
       if (!where) return;
       const now = performance.now();
