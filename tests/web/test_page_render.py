@@ -206,7 +206,7 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
         "color": "white",
         "code": "illegal_move",
         "severity": "illegal",
-        "rule": "dsj row 10",
+        "rule": "dsj row 2 (3.2)",
         "message": "Board A: white's Bb5 is illegal.",
         "details": {"claim": claim, "gap": 3, "candidates": [{"index": 0}, {"index": 1}]},
     }
@@ -216,7 +216,10 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await item.wait_for()
     await asyncio.sleep(0.3)
     assert await item.count() == 1
-    assert "other illegal move — DSJ Tandemschach-Regeln" in await item.inner_text()
+    await console.wait_for_selector(".alert-article:not(:empty)")  # the article's own words
+    shown = await item.inner_text()
+    assert "drop giving mate — DSJ Tandemschach-Regeln, article 3.2" in shown
+    assert "nicht aber mit Matt" in shown
     assert await item.locator('[data-action="choose_recovery"]').count() == 2
 
     await item.locator('[data-action="confirm_claim"]').click()

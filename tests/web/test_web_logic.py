@@ -311,3 +311,20 @@ async def test_snapshot_clock_without_a_reading_takes_the_snapshot(page):
 )
 async def test_round_title(page, round_, title):
     assert await run(page, "pages.js", "roundTitle", round_) == title
+
+
+TEXTS = {"dsj": {"3.2": "Figuren dürfen mit Schach eingesetzt werden, nicht aber mit Matt."}}
+
+
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        ("dsj row 2 (3.2)", TEXTS["dsj"]["3.2"]),
+        ("dsj row 3 (3.3)", ""),  # not in the texts
+        ("dsb row 3 (override)", ""),
+        ("fics row 10", ""),
+        (None, ""),
+    ],
+)
+async def test_article_text(page, rule, text):
+    assert await run(page, "model.js", "articleText", rule, TEXTS) == text

@@ -3,7 +3,7 @@
 // (matched by transaction) is shown next to the request.
 
 import { openFeed } from "./feed.js";
-import { alertActions, requestBody, ruleText, VERBS } from "./model.js";
+import { alertActions, articleText, requestBody, ruleText, VERBS } from "./model.js";
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -80,6 +80,17 @@ function startConsole(main, form, config, setStatus, credentials) {
 class ConsoleView {
   constructor(config) {
     this.config = config;
+    this.articles = {};
+    // The cited articles' texts (scripts/web_rules.py); alerts show them when they have come.
+    fetch("rules.json")
+      .then((response) => (response.ok ? response.json() : {}))
+      .then((texts) => {
+        this.articles = texts;
+        for (const node of this.alerts.querySelectorAll("[data-rule]")) {
+          node.querySelector(".alert-article").textContent = articleText(node.dataset.rule, texts);
+        }
+      })
+      .catch(() => {});
     this.seenAlerts = new Set();
     this.bridges = new Set();
     this.pending = new Map(); // transaction -> response node
@@ -149,7 +160,12 @@ class ConsoleView {
       },
       element("div", { class: "alert-head" }, element("b", {}, alert.code), ` ${when} · ${who}`),
       element("div", { class: "alert-message" }, alert.message ?? ""),
-      element("div", { class: "alert-rule" }, ruleText(alert.rule)),
+      element(
+        "div",
+        { class: "alert-rule", "data-rule": alert.rule ?? "" },
+        ruleText(alert.rule),
+        element("blockquote", { class: "alert-article" }, articleText(alert.rule, this.articles)),
+      ),
       actions,
     );
     const ack = element("button", { type: "button", "data-action": "ack" }, "acknowledge");

@@ -247,6 +247,13 @@ const PRESET_SOURCES = {
   fics: "online bughouse (FICS)",
 };
 
+// The cited article's own words from rules.json ({preset: {article: text}}), or "".
+export function articleText(rule, texts) {
+  const match = /^(\w+) row \d+ \(([^)]*)\)/.exec(rule ?? "");
+  if (!match) return "";
+  return texts?.[match[1]]?.[match[2]] ?? "";
+}
+
 // "dsj row 2 (3.2)" -> "dsj row 2 (3.2): drop giving mate — DSJ Tandemschach-Regeln, article 3.2"
 export function ruleText(rule) {
   if (!rule) return "";
