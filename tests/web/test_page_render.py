@@ -240,3 +240,23 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
 
     await item.locator('[data-action="ack"]').click()
     assert await item.get_attribute("data-acknowledged") == ""
+
+
+async def test_hall_orders_tables_and_survives_bad_payloads(scene):
+    browser, client, url = scene
+    hall = await browser.new_page()
+    warnings: list[str] = []
+    hall.on("console", lambda message: warnings.append(message.text))
+    await hall.goto(f"{url}#/hall")
+    await hall.wait_for_selector('[data-connection="connected"]')
+    await client.publish(f"{ROOT}/match/r1-t2/state", b"{not json", qos=1)
+    for match in ("r1-t10", "r1-t2", "r1-t1"):
+        state = {**STATE, "match": match}
+        await client.publish(f"{ROOT}/match/{match}/state", json.dumps(state).encode(), qos=1)
+    await client.publish(f"{ROOT}/hall/round", json.dumps({"round": 1}).encode(), qos=1)
+    await hall.wait_for_function("document.querySelectorAll('[data-table]').length === 3")
+    order = await hall.eval_on_selector_all("[data-table]", "els => els.map(e => e.dataset.table)")
+    assert order == ["r1-t1", "r1-t2", "r1-t10"]
+    await hall.wait_for_selector("[data-round]:not([hidden])")
+    assert await text(hall, "[data-round]") == "round 1"
+    assert any("not JSON" in warning for warning in warnings)

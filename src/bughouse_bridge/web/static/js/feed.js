@@ -8,6 +8,7 @@ export function decode(topic, payload) {
   try {
     return JSON.parse(text);
   } catch {
+    console.warn(`ignored a payload on ${topic} that is not JSON: ${text.slice(0, 80)}`);
     return undefined; // not the contract's: ignored, never fatal
   }
 }

@@ -67,7 +67,11 @@ export function showHall(main, config, setStatus) {
       link.className = "table-link";
       link.href = `${location.search}#/match/${encodeURIComponent(match)}`;
       link.dataset.table = match;
-      grid.append(link);
+      // Tables in the order of their ids (r1-t2 before r1-t10), however they come in.
+      const next = [...grid.children].find(
+        (other) => other.dataset.table.localeCompare(match, undefined, { numeric: true }) > 0,
+      );
+      grid.insertBefore(link, next ?? null);
       views.set(match, new MatchView(link, match, { compact: true }));
       empty.hidden = true;
     }
