@@ -113,7 +113,10 @@ async def test_names_clocks_banners_and_marks(scene):
     assert await text(page, '[data-name="B-black"]') == "Dan"
     assert "Lions" in await text(page, ".match-title")
     assert await page.get_attribute('[data-pocket="B-black"]', "data-letters") == "PN"
-    assert await page.locator('[data-pocket="B-black"] .pocket-piece').count() == 2
+    counts = await page.eval_on_selector_all(
+        '[data-pocket="B-black"] .pocket-piece', "els => els.map(e => e.dataset.count)"
+    )
+    assert counts == ["1", "1", "0", "0", "0"]  # fixed slots P N B R Q
 
     # The running clock counts down between messages; the stopped ones do not.
     first = await text(page, '[data-clock="A-white"]')

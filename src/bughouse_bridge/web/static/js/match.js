@@ -22,6 +22,14 @@ import {
   splitFen,
 } from "./model.js";
 
+const POCKET_SLOTS = [
+  ["P", "pawn"],
+  ["N", "knight"],
+  ["B", "bishop"],
+  ["R", "rook"],
+  ["Q", "queen"],
+];
+
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -182,20 +190,28 @@ export class MatchView {
     return shapes;
   }
 
+  // Five fixed slots (P N B R Q), as pychess-variants does: a piece arriving never shifts the
+  // others, which a projector audience follows more easily; empty slots are faint.
   renderPocket(node, letters, color) {
     if (node.dataset.letters === letters && node.childElementCount) return;
     node.dataset.letters = letters;
+    const counts = new Map(pocketCounts(letters).map((entry) => [entry.letter, entry.count]));
     node.replaceChildren(
-      ...pocketCounts(letters).map(({ letter, role, count }) =>
-        element(
+      ...POCKET_SLOTS.map(([letter, role]) => {
+        const count = counts.get(letter) ?? 0;
+        return element(
           "span",
-          { class: "pocket-piece", "data-piece": letter, title: `${count} × ${role}` },
+          {
+            class: `pocket-piece${count ? "" : " zero"}`,
+            "data-piece": letter,
+            "data-count": String(count),
+            title: `${count} × ${role}`,
+          },
           element("piece", { class: `${role} ${color}` }),
           element("span", { class: "count" }, String(count)),
-        ),
-      ),
+        );
+      }),
     );
-    if (!letters) node.append(element("span", { class: "empty" }, "–"));
   }
 
   renderMoves() {
