@@ -193,6 +193,7 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     """The verbs other engineers add (confirm_claim, choose_recovery) need nothing from the page
     but the alert's details: the request carries them, and the bridge's answer is shown."""
     browser, client, url = scene
+    await publish(client, "state", STATE)
     await client.subscribe(f"{ROOT}/bridge/+/request/#", qos=1)
     console = await browser.new_page()
     await console.goto(f"{url}#/console")
@@ -241,6 +242,9 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await console.wait_for_selector('[data-responses] li[data-ok="false"]')
     assert "refused: no such claim open." in await text(console, "[data-responses] li")
 
+    folder = Path(tempfile.mkdtemp(prefix="bughouse-web-console-"))
+    await console.screenshot(path=folder / "console.png")
+    print(f"\nconsole screenshot: {folder / 'console.png'}")
     await item.locator('[data-action="ack"]').click()
     assert await item.get_attribute("data-acknowledged") == ""
 
