@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -125,7 +126,11 @@ def section(result: dict[str, float | int]) -> str:
             f"{result['max_ms']:.1f} |"
         ),
         "",
-        f"Machine: {machine()}, {chromium_version()}.",
+        (
+            f"Machine: {machine()}, {chromium_version()}; load average "
+            f"{os.getloadavg()[0]:.1f} at the end of the run (a shared machine: other jobs add "
+            "to these figures)."
+        ),
         "",
     ]
     return "\n".join(lines)
