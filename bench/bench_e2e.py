@@ -56,8 +56,8 @@ SECTION = "## End-to-end latency and load"
 # --- latency ----------------------------------------------------------------------------------
 
 
-def instrument(table: Table) -> dict[str, list[float]]:
-    """Per link, the monotonic times the first BWTIME after each lever press left for the pty."""
+def instrument(table: Table, clock=time.monotonic) -> dict[str, list[float]]:
+    """Per link, the times (``clock``) the first BWTIME after each lever press left for the pty."""
     presses: dict[str, list[float]] = {link: [] for link in table.runners}
     for link, runner in table.runners.items():
         pending = [False]
@@ -71,7 +71,7 @@ def instrument(table: Table) -> dict[str, list[float]]:
         def on_write(data, *, _write=write, _pending=pending, _link=link):
             if _pending[0] and BWTIME in data:
                 _pending[0] = False
-                presses[_link].append(time.monotonic())
+                presses[_link].append(clock())
             _write(data)
 
         runner._apply = on_apply  # noqa: SLF001
@@ -311,14 +311,14 @@ def section(lat: dict[str, object], loads: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str) -> None:
+def write_readme(text: str, heading: str = SECTION) -> None:
     readme = HERE / "README.md"
     current = readme.read_text()
-    start = current.find(SECTION)
+    start = current.find(heading)
     if start < 0:
         readme.write_text(current.rstrip("\n") + "\n\n" + text)
         return
-    following = current.find("\n## ", start + len(SECTION))
+    following = current.find("\n## ", start + len(heading))
     tail = "" if following < 0 else current[following + 1 :]
     readme.write_text(current[:start] + text + ("\n" + tail if tail else ""))
 

@@ -6,12 +6,14 @@ The shared broker on 127.0.0.1:1883 is never stopped by a test; outage tests use
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import time
 from pathlib import Path
 
 MOSQUITTO = Path("/usr/sbin/mosquitto")
+MOSQUITTO_PASSWD = Path("/usr/bin/mosquitto_passwd")
 
 
 def free_port() -> int:
@@ -23,15 +25,48 @@ def free_port() -> int:
 class Mosquitto:
     """A private broker on a spare port that a test may stop and start again."""
 
-    def __init__(self, workdir: Path, *, persistence: bool = False) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        persistence: bool = False,
+        websockets: bool = False,
+        users: dict[str, str] | None = None,
+        acl: str | None = None,
+    ) -> None:
+        """``websockets`` adds an MQTT-over-WebSocket listener on ``ws_port`` (for the web page);
+        ``users`` (name -> password) and ``acl`` (a mosquitto ACL file's text) apply to every
+        listener; anonymous clients stay allowed (the ACL decides what they may do)."""
         self.port = free_port()
+        self.ws_port = free_port() if websockets else None
         self.conf = workdir / "mosquitto.conf"
         # With persistence the broker saves its sessions when stopped and loads them again.
         kept = f"true\npersistence_location {workdir}/" if persistence else "false"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"persistence {kept}\nlog_dest none\n"
-        )
+        lines = [
+            "per_listener_settings false",
+            f"listener {self.port} 127.0.0.1",
+            "allow_anonymous true",
+            f"persistence {kept}",
+            "log_dest none",
+        ]
+        if self.ws_port is not None:
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+        if os.geteuid() == 0:
+            # Started as root, mosquitto drops to its own user, who cannot read our 0700 tmp dir.
+            lines.append("user root")
+        if users:
+            passwords = workdir / "mosquitto.passwd"
+            passwords.write_text("")
+            for name, password in users.items():
+                subprocess.run(
+                    [str(MOSQUITTO_PASSWD), "-b", str(passwords), name, password], check=True
+                )
+            lines.append(f"password_file {passwords}")
+        if acl is not None:
+            acl_file = workdir / "mosquitto.acl"
+            acl_file.write_text(acl)
+            lines.append(f"acl_file {acl_file}")
+        self.conf.write_text("\n".join(lines) + "\n")
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:

@@ -131,7 +131,7 @@ def test_missing_config_file_exits_2(tmp_path, check):
 @pytest.mark.timeout(280)
 def test_demo_plays_to_the_result():
     done = subprocess.run(
-        [CLI, "demo", "--speed", str(FAST_SPEED)],
+        [CLI, "demo", "--speed", str(FAST_SPEED), "--exit-at-end", "--web-port", "0"],
         capture_output=True,
         text=True,
         timeout=270,
@@ -141,3 +141,10 @@ def test_demo_plays_to_the_result():
     result_lines = [line for line in done.stdout.splitlines() if "RESULT" in line]
     assert len(result_lines) == 1, done.stdout[-3000:]
     assert "board B" in result_lines[0]
+    # The page's address comes before the first move.
+    page_line = next(
+        i for i, line in enumerate(done.stdout.splitlines()) if "watch it live" in line
+    )
+    first_move = next(i for i, line in enumerate(done.stdout.splitlines()) if "1." in line)
+    assert page_line < first_move
+    assert "#/match/demo-game" in done.stdout

@@ -82,3 +82,22 @@ async def test_clients_publish_and_subscribe_through_it(tmp_path):
         await asyncio.wait_for(task, 5)
         assert outbox.pending_count() == 0
         outbox.close()
+
+
+async def test_websocket_listener_carries_mqtt_for_the_web_page():
+    port, ws_port = free_port(), free_port()
+    async with EmbeddedBroker(host="127.0.0.1", port=port, ws_port=ws_port):
+        async with aiomqtt.Client("127.0.0.1", port) as publisher:
+            await publisher.publish("bughouse/v1/match/m/state", b'{"ok": 1}', qos=1, retain=True)
+        async with aiomqtt.Client("127.0.0.1", ws_port, transport="websockets") as viewer:
+            await viewer.subscribe("bughouse/v1/match/+/state", qos=1)
+            async with asyncio.timeout(10):
+                message = await anext(aiter(viewer.messages))
+    assert json.loads(bytes(message.payload)) == {"ok": 1}  # type: ignore[arg-type]
+    assert message.retain
+
+
+def test_websocket_listener_only_when_asked():
+    assert "websocket" not in broker_config("127.0.0.1", 18999)["listeners"]
+    ws = broker_config("127.0.0.1", 18999, 19001)["listeners"]["websocket"]
+    assert ws == {"type": "ws", "bind": "127.0.0.1:19001"}

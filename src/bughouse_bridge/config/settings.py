@@ -208,6 +208,8 @@ class MqttSettings(_Strict):
     embedded: bool = False
     embedded_host: str = "127.0.0.1"
     embedded_port: int = Field(1883, ge=1, le=65535)
+    # MQTT over WebSocket on the embedded broker, for the web page (`bughouse-bridge web`).
+    embedded_ws_port: int | None = Field(None, ge=1, le=65535)
 
     _password: str | None = PrivateAttr(default=None)
 

@@ -239,7 +239,9 @@ class Daemon:
         if not mqtt.embedded:
             yield
             return
-        async with EmbeddedBroker(host=mqtt.embedded_host, port=mqtt.embedded_port):
+        async with EmbeddedBroker(
+            host=mqtt.embedded_host, port=mqtt.embedded_port, ws_port=mqtt.embedded_ws_port
+        ):
             yield
 
     def _mqtt_link(self) -> MqttLink:

@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "bughouse_bridge.daemon.hall",
         "many tables on one broker: init, round, results, status",
     ),
+    "web": ("bughouse_bridge.daemon.web", "serve the broadcast page and arbiter console"),
 }
 
 

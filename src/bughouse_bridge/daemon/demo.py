@@ -2,7 +2,9 @@
 
 Two emulated DGT boards with clocks sit behind ptys and play a bundled real game at human pace;
 the daemon reads them through the real serial path (pyserial), publishes on an embedded MQTT broker,
-and a subscriber prints the live event stream until the result.
+and a subscriber prints the live event stream until the result. The web page (broadcast, hall,
+arbiter console) is served alongside and talks to the broker's WebSocket listener; after the
+result page and broker stay up until interrupted (``--exit-at-end`` for scripts).
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import socket
 import sys
 import tempfile
+import webbrowser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +31,7 @@ from bughouse_bridge.daemon.emulate import board_configs, play_plan, wait_for_ho
 from bughouse_bridge.daemon.logging import setup_logging
 from bughouse_bridge.data import bundled_game, bundled_game_names
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
+from bughouse_bridge.drivers.web_server import WebServer, WebServerError, page_config
 from bughouse_bridge.emulator.board import EmulatedBoard
 from bughouse_bridge.emulator.game import Pace, game_scenario
 
@@ -54,6 +59,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the handling noise")
     parser.add_argument("--raw", action="store_true", help="print the JSON events as they come")
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=8080,
+        help="port of the web page (default 8080; a free one when taken; 0: any free port)",
+    )
+    parser.add_argument(
+        "--exit-at-end",
+        action="store_true",
+        help="stop after the result instead of keeping the page and broker up (for scripts)",
+    )
+    parser.add_argument(
+        "--open", action="store_true", help="open the page in a browser when a display is there"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,8 +105,20 @@ async def _demo(args: argparse.Namespace) -> int:
             return 2
         _print_intro(game, settings, runners)
         try:
+            web = _start_web(settings, args.web_port)
+        except WebServerError as error:
+            print(f"demo: {error}", file=sys.stderr)
+            return 1
+        page = f"{web.url}#/match/{settings.match_id}"
+        print(f"  watch it live: {page}")
+        print(f"  hall view: {web.url}   arbiter console: {web.url}#/console (any user name)")
+        print(flush=True)
+        if args.open:
+            _open_browser(page)
+        try:
             return await _run_demo(game, args, settings, runners)
         finally:
+            web.stop()
             for runner in runners.values():
                 runner.close()
 
@@ -117,6 +148,9 @@ async def _run_demo(
         await play_plan(plan, runners, announce=False)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
+        if not args.exit_at_end:
+            print("game over: the page and the broker stay up; Ctrl-C to stop.", flush=True)
+            await asyncio.Event().wait()  # until interrupted
         daemon.stop()
         await daemon_task
         viewer.cancel()
@@ -142,6 +176,7 @@ def _demo_settings(
             ],
             "mqtt.embedded": True,
             "mqtt.embedded_port": _free_port(),
+            "mqtt.embedded_ws_port": _free_port(),
             "state_dir": str(workdir / "state"),
             "teams.first.id": "team-black-a",
             "teams.first.name": " & ".join(first.values()) or "Team 1",
@@ -151,6 +186,31 @@ def _demo_settings(
             "teams.second.players": second,
         },
     )
+
+
+def _start_web(settings: Settings, port: int) -> WebServer:
+    """The page's server; a free port when the asked one is taken (a second demo, say)."""
+    mqtt = settings.mqtt
+    assert mqtt.embedded_ws_port is not None
+    config = page_config(broker_ws=None, ws_port=mqtt.embedded_ws_port, root=mqtt.root)
+    server = WebServer(port=port, config=config)
+    try:
+        server.start()
+    except WebServerError:
+        if port == 0:
+            raise
+        server = WebServer(port=0, config=config)
+        server.start()
+    return server
+
+
+def _open_browser(url: str) -> None:
+    # Without a display, webbrowser may pick a text browser that takes over this terminal.
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print("  (no display: open the address above in a browser)")
+        return
+    with contextlib.suppress(webbrowser.Error):
+        webbrowser.open(url)
 
 
 def _players(game: BpgnGame) -> dict[str, str]:

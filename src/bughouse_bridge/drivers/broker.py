@@ -24,26 +24,38 @@ class EmbeddedBrokerError(Exception):
     """The embedded broker could not start (port in use, bad address)."""
 
 
-def broker_config(host: str, port: int) -> dict[str, Any]:
-    """amqtt configuration: one TCP listener, anonymous, and no packet/event logging plugins."""
+def broker_config(host: str, port: int, ws_port: int | None = None) -> dict[str, Any]:
+    """amqtt configuration: a TCP listener, optionally a WebSocket one (for the web page),
+    anonymous, and no packet/event logging plugins."""
+    listeners: dict[str, Any] = {"default": {"type": "tcp", "bind": f"{host}:{port}"}}
+    if ws_port is not None:
+        listeners["websocket"] = {"type": "ws", "bind": f"{host}:{ws_port}"}
     return {
-        "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},
+        "listeners": listeners,
         "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
     }
 
 
 class EmbeddedBroker:
-    """``async with EmbeddedBroker(host="127.0.0.1", port=1883): ...``."""
+    """``async with EmbeddedBroker(host="127.0.0.1", port=1883): ...``.
+
+    ``ws_port`` adds an MQTT-over-WebSocket listener on the same host, for the web page.
+    """
 
     def __init__(
-        self, *, host: str = "127.0.0.1", port: int = 1883, allow_public: bool = False
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 1883,
+        ws_port: int | None = None,
+        allow_public: bool = False,
     ) -> None:
         if not allow_public and not _is_loopback(host):
             # Anonymous and unauthenticated: never expose it to the hall's network by accident.
             raise EmbeddedBrokerError(
                 f"the embedded broker binds loopback addresses only, not {host!r}"
             )
-        self.host, self.port = host, port
+        self.host, self.port, self.ws_port = host, port, ws_port
         self._broker: Any = None
 
     async def start(self) -> None:
@@ -51,7 +63,7 @@ class EmbeddedBroker:
             logging.getLogger(name).setLevel(logging.WARNING)
         from amqtt.broker import Broker  # noqa: PLC0415 - heavy import, only when used
 
-        self._broker = Broker(broker_config(self.host, self.port))
+        self._broker = Broker(broker_config(self.host, self.port, self.ws_port))
         try:
             await self._broker.start()
         except Exception as error:
@@ -60,6 +72,8 @@ class EmbeddedBroker:
                 f"cannot start the embedded broker on {self.host}:{self.port}: {error}"
             ) from error
         logger.info("embedded MQTT broker listening on %s:%s", self.host, self.port)
+        if self.ws_port is not None:
+            logger.info("embedded MQTT broker WebSocket on ws://%s:%s", self.host, self.ws_port)
 
     async def stop(self) -> None:
         if self._broker is not None:

@@ -1,0 +1,269 @@
+// Pure logic of the page: no DOM, no MQTT, no clock of its own (time is passed in).
+// Unit-tested in the browser (tests/web/test_web_logic.py) through page.evaluate.
+
+export const BOARDS = ["A", "B"];
+export const COLORS = ["white", "black"];
+const PIECE_ORDER = "PNBRQ";
+const PIECE_NAMES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king" };
+
+// "rnbq.../RNBQKBNR[Pn] w KQkq - 0 1" -> its parts; the pocket is what is in the brackets.
+export function splitFen(fen) {
+  const [placementWithPocket, turn = "w", ...rest] = String(fen || "").trim().split(/\s+/);
+  const open = placementWithPocket.indexOf("[");
+  const placement = open < 0 ? placementWithPocket : placementWithPocket.slice(0, open);
+  const pocket = open < 0 ? "" : placementWithPocket.slice(open + 1, placementWithPocket.indexOf("]"));
+  return { placement, pocket, turn, rest };
+}
+
+// The pocket letters of one seat from the contract's `pockets` object, upper case, P N B R Q order.
+export function pocketLetters(pockets, board, color) {
+  const letters = String(pockets?.[board]?.[color] ?? "").toUpperCase();
+  return [...letters].sort((a, b) => PIECE_ORDER.indexOf(a) - PIECE_ORDER.indexOf(b)).join("");
+}
+
+// "PPN" -> [{letter: "P", role: "pawn", count: 2}, {letter: "N", role: "knight", count: 1}]
+export function pocketCounts(letters) {
+  const counts = [];
+  for (const letter of PIECE_ORDER) {
+    const count = [...letters].filter((l) => l === letter).length;
+    if (count > 0) counts.push({ letter, role: PIECE_NAMES[letter], count });
+  }
+  return counts;
+}
+
+// Where the board stands in the hall: partners sit on the same side, so B is turned.
+export function boardOrientation(board) {
+  return board === "A" ? "white" : "black";
+}
+
+// The two seats of a board from top to bottom as seen by the viewer.
+export function seatsTopDown(board) {
+  return boardOrientation(board) === "white" ? ["black", "white"] : ["white", "black"];
+}
+
+export function seatKey(board, color) {
+  return `${color}_${board.toLowerCase()}`;
+}
+
+// Remaining time now, from the last reading and when it was received (ms, monotonic).
+// Only the running side's clock moves; never below zero.
+export function clockAt(clock, receivedAt, now) {
+  if (!clock) return { white_ms: null, black_ms: null, running: null };
+  const elapsed = Math.max(0, now - receivedAt);
+  const tick = (color) => {
+    const ms = clock[`${color}_ms`];
+    if (ms === null || ms === undefined) return null;
+    return clock.running === color ? Math.max(0, ms - elapsed) : ms;
+  };
+  return { white_ms: tick("white"), black_ms: tick("black"), running: clock.running ?? null };
+}
+
+// A snapshot's clock is the bridge's last reading, up to a second old; a clock message is fresh.
+// Keep the running estimate unless the snapshot changes who runs or disagrees by more than the
+// reading interval (a correction), so the display never jumps back on every event.
+export const CLOCK_SLACK_MS = 1500;
+
+export function snapshotClock(current, incoming, now) {
+  if (!current || !incoming) return { clock: incoming, receivedAt: now };
+  const estimate = clockAt(current.clock, current.receivedAt, now);
+  const sameRunner = (current.clock?.running ?? null) === (incoming.running ?? null);
+  const close = ["white", "black"].every((color) => {
+    const shown = estimate[`${color}_ms`];
+    const read = incoming[`${color}_ms`];
+    if (shown === null || read === null || read === undefined) return shown === (read ?? null);
+    return Math.abs(shown - read) <= CLOCK_SLACK_MS;
+  });
+  return sameRunner && close ? current : { clock: incoming, receivedAt: now };
+}
+
+// 5:03, 0:59, and tenths in the last ten seconds (9.4); a dash when unknown.
+export function formatClock(ms) {
+  if (ms === null || ms === undefined) return "–";
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const seconds = Math.floor(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+export function isDrop(uci) {
+  return typeof uci === "string" && uci.includes("@");
+}
+
+// The squares to highlight for the last move: a drop marks its square only.
+export function lastMoveKeys(uci) {
+  if (typeof uci !== "string" || uci.length < 4) return [];
+  if (isDrop(uci)) return [uci.slice(uci.indexOf("@") + 1, uci.indexOf("@") + 3)];
+  return [uci.slice(0, 2), uci.slice(2, 4)];
+}
+
+// QoS 1 is at-least-once: drop repeats by (boot_id, seq). Bounded memory per boot.
+export class Dedupe {
+  constructor(limit = 5000) {
+    this.limit = limit;
+    this.seen = new Map(); // boot_id -> Set of seq
+  }
+
+  // True the first time (boot_id, seq) is offered; events without a seq always pass.
+  fresh(event) {
+    if (event?.seq === undefined || event?.seq === null) return true;
+    const boot = String(event.boot_id ?? "");
+    if (!this.seen.has(boot)) this.seen.set(boot, new Set());
+    const seqs = this.seen.get(boot);
+    if (seqs.has(event.seq)) return false;
+    seqs.add(event.seq);
+    if (seqs.size > this.limit) seqs.delete(seqs.values().next().value);
+    return true;
+  }
+}
+
+// The moves of a BPGN text in their order: [{number, board: "A"|"B", color, san, label}].
+export function parseBpgnMoves(text) {
+  const body = String(text || "")
+    .split("\n")
+    .filter((line) => !line.trimStart().startsWith("["))
+    .join(" ")
+    .replace(/\{[^}]*\}/g, " ");
+  const moves = [];
+  for (const match of body.matchAll(/(\d+)([AaBb])\.\s*([^\s]+)/g)) {
+    const [, number, letter, san] = match;
+    moves.push({
+      number: Number(number),
+      board: letter.toUpperCase(),
+      color: letter === letter.toUpperCase() ? "white" : "black",
+      san,
+      label: `${number}${letter}.`,
+    });
+  }
+  return moves;
+}
+
+// The side in check on a board, from its last SAN ("+" or "#"): the side to move then.
+export function checkedSide(moves, board) {
+  const mine = moves.filter((move) => move.board === board);
+  const last = mine[mine.length - 1];
+  if (!last || !/[+#]/.test(last.san)) return null;
+  return last.color === "white" ? "black" : "white";
+}
+
+export function moveKind(san) {
+  if (san.includes("@")) return "drop";
+  if (san.includes("(")) return "steal";
+  return "move";
+}
+
+// A banner for a board from the snapshot (and the flag seen on the event stream, if any).
+export function boardBanner(boardState, checked, flagged) {
+  if (flagged) return { kind: "flag", text: `${flagged} flag fell` };
+  const status = boardState?.status;
+  if (status === "mated") return { kind: "mate", text: "checkmate" };
+  if (status === "mate_pending") return { kind: "mate-pending", text: "mate pending" };
+  if (status === "stalemate") return { kind: "stalemate", text: "stalemate" };
+  if (checked) return { kind: "check", text: `${checked} in check` };
+  return null;
+}
+
+export function resultText(result, teams) {
+  if (!result) return null;
+  const team = (teams || []).find((t) => t.id === result.winner);
+  const who = result.winner === null ? "draw" : `${team?.name ?? result.winner} win`;
+  return `${who} — board ${result.board}, ${String(result.reason).replaceAll("_", " ")} (${result.bpgn_result})`;
+}
+
+// Arbiter verbs and the arguments the console asks for (rules as data; `?` = optional).
+export const VERBS = {
+  takeback: ["board"],
+  accept: ["board"],
+  resync: ["board?"],
+  set_result: ["winner", "board", "reason"],
+  revoke_result: ["reason?"],
+  set_pocket: ["board", "color", "pieces"],
+  confirm_claim: ["board", "color", "claim"],
+  choose_recovery: ["gap", "candidate"],
+  new_game: [],
+  status: [],
+};
+
+// A request body from form values: drops empty optional fields, types gap/candidate/winner.
+export function requestBody(verb, values, transaction) {
+  const body = { transaction };
+  for (const spec of VERBS[verb] ?? []) {
+    const optional = spec.endsWith("?");
+    const name = spec.replace("?", "");
+    let value = values[name];
+    if (value === undefined || value === "") {
+      if (optional) continue;
+      if (name === "winner") value = null;
+      else throw new Error(`${verb} needs ${name}`);
+    }
+    if (name === "gap" || name === "candidate") value = Number(value);
+    body[name] = value;
+  }
+  return body;
+}
+
+// The actions an alert offers the arbiter: [{label, verb, args}] (data, not branches per code).
+export function alertActions(alert) {
+  const actions = [];
+  const details = alert.details ?? {};
+  if (details.claim) actions.push({ label: "confirm claim", verb: "confirm_claim", args: details.claim });
+  for (const candidate of details.candidates ?? []) {
+    actions.push({
+      label: `choose candidate ${candidate.index}`,
+      verb: "choose_recovery",
+      args: { gap: details.gap, candidate: candidate.index },
+    });
+  }
+  if (alert.board === "A" || alert.board === "B") {
+    actions.push({ label: `take back on ${alert.board}`, verb: "takeback", args: { board: alert.board } });
+    actions.push({ label: `accept position ${alert.board}`, verb: "accept", args: { board: alert.board } });
+    actions.push({ label: `resync ${alert.board}`, verb: "resync", args: { board: alert.board } });
+  }
+  return actions;
+}
+
+// What each row of the rule matrix decides (shared/docs/rules.md), to explain an alert's rule.
+const ROW_TITLES = {
+  1: "drop giving check",
+  2: "drop giving mate",
+  3: "pawn drop ranks",
+  4: "promotion",
+  5: "what a steal may not do",
+  6: "mate by the stolen piece",
+  7: "when a mate is final",
+  8: "stalemate",
+  9: "illegal drop remedy",
+  10: "other illegal move",
+  11: "both teams mated at once",
+  12: "both teams flagged",
+  13: "time-forfeit claims",
+  14: "arbiter call",
+  15: "draws",
+  16: "pocket visibility",
+  17: "stalling",
+};
+const PRESET_SOURCES = {
+  dsj: "DSJ Tandemschach-Regeln",
+  dsb: "DSB Tandemordnung",
+  olite: "Olite Chess 2014 reglamento",
+  fics: "online bughouse (FICS)",
+};
+
+// The cited article's own words from rules.json ({preset: {article: text}}), or "".
+export function articleText(rule, texts) {
+  const match = /^(\w+) row \d+ \(([^)]*)\)/.exec(rule ?? "");
+  if (!match) return "";
+  return texts?.[match[1]]?.[match[2]] ?? "";
+}
+
+// "dsj row 2 (3.2)" -> "dsj row 2 (3.2): drop giving mate — DSJ Tandemschach-Regeln, article 3.2"
+export function ruleText(rule) {
+  if (!rule) return "";
+  const match = /^(\w+) row (\d+)(?: \(([^)]*)\))?/.exec(rule);
+  if (!match) return rule;
+  const [, preset, row, article] = match;
+  const title = ROW_TITLES[row] ?? `row ${row}`;
+  const source = PRESET_SOURCES[preset] ?? preset;
+  let where = "";
+  if (article === "override") where = ", overridden by this tournament's configuration";
+  else if (article) where = `, article ${article}`;
+  return `${rule}: ${title} — ${source}${where}`;
+}

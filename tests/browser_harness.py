@@ -1,0 +1,104 @@
+"""Headless Chromium (Debian's, never a downloaded build) driven by Playwright, and the web app
+served on a spare port: shared by the browser tests and ``bench/bench_web.py``.
+
+``scripts/ensure-chromium`` installs the browser; without it (or without Playwright) the browser
+tests skip with a reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bughouse_bridge.drivers.web_server import WebServer, page_config
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterator
+
+CHROMIUM = Path(os.environ.get("BUGHOUSE_CHROMIUM", "/usr/bin/chromium"))
+# Quiet and self-contained: no GPU, no QUIC, no background calls home, no first-run dialogs.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 900}
+
+# Records every value the page gives data-fen / data-letters, in order (installed before the
+# page's scripts run, so nothing is missed however fast the states come).
+RECORDER = """
+window.__shown = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const el = r.target;
+    const key = el.dataset.board ?? el.dataset.pocket;
+    const value = r.attributeName === "data-fen" ? el.dataset.fen : el.dataset.letters;
+    window.__shown.push([key, value]);
+  }
+}).observe(document, {
+  subtree: true, attributes: true, attributeFilter: ["data-fen", "data-letters"],
+});
+"""
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"no Chromium at {CHROMIUM} (scripts/ensure-chromium installs it)"
+    try:
+        import playwright.async_api  # noqa: F401, PLC0415
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[test]')"
+    return None
+
+
+@contextlib.asynccontextmanager
+async def chromium(user_data_dir: Path | None = None) -> AsyncIterator[Any]:
+    """A fresh browser context (its own user-data-dir) on the system Chromium."""
+    from playwright.async_api import async_playwright  # noqa: PLC0415
+
+    with contextlib.ExitStack() as stack:
+        if user_data_dir is None:
+            user_data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        async with async_playwright() as playwright:
+            context = await playwright.chromium.launch_persistent_context(
+                str(user_data_dir),
+                executable_path=str(CHROMIUM),
+                args=CHROMIUM_ARGS[1:],  # headless=True adds the first
+                headless=True,
+                viewport=VIEWPORT,
+            )
+            try:
+                yield context
+            finally:
+                await context.close()
+
+
+@contextlib.contextmanager
+def web_server(ws_port: int, root: str) -> Iterator[WebServer]:
+    """The app on a spare port, pointed at the broker's WebSocket listener."""
+    config = page_config(broker_ws=f"ws://127.0.0.1:{ws_port}", ws_port=ws_port, root=root)
+    with WebServer(port=0, config=config) as server:
+        yield server
+
+
+async def shown(page: Any) -> list[tuple[str, str]]:
+    """The values the page has shown so far (see RECORDER)."""
+    return [tuple(item) for item in await page.evaluate("window.__shown")]
+
+
+def distinct_runs(values: list[str]) -> list[str]:
+    """Values with consecutive repeats (re-renders of the same picture) removed."""
+    runs: list[str] = []
+    for value in values:
+        if not runs or runs[-1] != value:
+            runs.append(value)
+    return runs
