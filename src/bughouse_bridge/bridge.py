@@ -9,7 +9,6 @@ values, a ``Bridge`` produces the same outputs: that is what makes replay and re
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,13 +49,13 @@ from bughouse_bridge.dgt.messages import (
 from bughouse_bridge.hall.progress import HallTable
 from bughouse_bridge.hall.rounds import RoundFileError, round_from_dict, seating_problems
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
+from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.request_parsing import (
     RequestError,
     parse_request,
     printable_verb,
     transaction_of,
 )
-from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.topics import (
     Envelope,
     Publication,

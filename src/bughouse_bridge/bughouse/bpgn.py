@@ -919,6 +919,7 @@ def game_from_match_log(
 
 
 _Kept = MovePlayed | ResultRevoked | PositionAccepted | PocketSet
+_RecordTypes = _Kept | Takeback | ResultDecided
 _Entry = MovePlayed | Alert | ResultRevoked | PositionAccepted | PocketSet  # in time order
 
 
@@ -946,8 +947,7 @@ def is_record_event(event: MatchEvent) -> bool:
 
     Arbiter corrections (``accept``, ``set_pocket``) count: they show as comments.
     """
-    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked | PositionAccepted | PocketSet
-    return isinstance(event, record_types) or _is_removal(event)
+    return isinstance(event, _RecordTypes) or _is_removal(event)
 
 
 def _is_removal(event: MatchEvent) -> bool:

@@ -137,15 +137,6 @@ class ResultRevoked:
 
 
 @dataclass(frozen=True, slots=True)
-class ResultRevoked:
-    """The arbiter withdrew the match result; the game goes on (later decisions count)."""
-
-    t: float
-    reason: str
-    revoked: ResultDecided
-
-
-@dataclass(frozen=True, slots=True)
 class Takeback:
     t: float
     board: BoardId
