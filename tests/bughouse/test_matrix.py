@@ -576,7 +576,7 @@ def test_row13_a_flag_is_claimed_or_decides(kit, preset, expected):
     (alert,) = kit.of_type(events, Alert)
     assert alert.code is AlertCode.FLAG
     if expected == "decided":
-        assert kit.of_type(events, ResultDecided) == [ResultDecided(30.4, 1, B, "time", "1-0")]
+        assert kit.of_type(events, ResultDecided) == [ResultDecided(30.4, 1, B, "time", "0-1")]
         assert "claim" not in alert.details
         match.revoke_result(t=31.0)
         with pytest.raises(ValueError, match="automatically"):
@@ -592,7 +592,7 @@ def test_row13_a_flag_is_claimed_or_decides(kit, preset, expected):
     with pytest.raises(ValueError, match="no flag of White B"):
         match.confirm_claim(B, chess.WHITE, "flag", t=40.0)
     decided = match.confirm_claim(B, chess.BLACK, "flag", t=40.0)
-    assert decided == [ResultDecided(40.0, 1, B, "time", "1-0")]
+    assert decided == [ResultDecided(40.0, 1, B, "time", "0-1")]
     with pytest.raises(ValueError, match="already decided"):
         match.confirm_claim(B, chess.BLACK, "flag", t=41.0)
 
@@ -608,7 +608,7 @@ def test_row13_an_unclaimed_flag_lets_a_later_mate_decide(kit, preset):
     match = kit.match(preset, b=CONTACT)
     match.flag(A, chess.BLACK, t=10.0, at=10.0)  # a win for White A's team, if claimed
     events = kit.play(match, B, "Qg7", t=12.0)  # White B (Black A's partner) mates first
-    assert kit.of_type(events, ResultDecided) == [ResultDecided(12.0, 1, B, "checkmate", "1-0")]
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(12.0, 1, B, "checkmate", "0-1")]
     with pytest.raises(ValueError, match="already decided"):
         match.confirm_claim(A, chess.BLACK, "flag", t=13.0)
 
@@ -664,7 +664,7 @@ def test_revoke_result_lets_a_later_mate_decide(kit, preset):
     assert events[0] == ResultRevoked(
         3.0, "wrong board", ResultDecided(1.0, 0, A, "arbiter", "1-0")
     )
-    assert kit.of_type(events, ResultDecided) == [ResultDecided(3.0, 1, B, "checkmate", "1-0")]
+    assert kit.of_type(events, ResultDecided) == [ResultDecided(3.0, 1, B, "checkmate", "0-1")]
     with pytest.raises(ValueError, match="no result"):
         kit.match(preset).revoke_result(t=1.0)
 
