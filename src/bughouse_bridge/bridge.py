@@ -51,6 +51,8 @@ from bughouse_bridge.hall.rounds import RoundFileError, round_from_dict, seating
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
 from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.request_parsing import (
+    DEFAULT_LIMITS,
+    Limits,
     RequestError,
     parse_request,
     printable_verb,
@@ -154,6 +156,13 @@ class CommandError(ValueError):
     """An arbiter request that cannot be carried out; the sentence goes back to the arbiter."""
 
 
+# A round's pairings (``hall_round``, the payload of ``<root>/hall/round``) nest deeper and hold
+# more keys than any arbiter request: tables → team → players → seat, a key per table.
+VERB_LIMITS = {
+    "hall_round": Limits(payload_bytes=1024 * 1024, depth=6, keys=1024),
+}
+
+
 class Bridge:
     """Decoders per link → reconstructor → match → contract publications."""
 
@@ -240,7 +249,7 @@ class Bridge:
         transaction: str | int | None = None
         checkpoint = None
         try:
-            request = parse_request(payload)
+            request = parse_request(payload, VERB_LIMITS.get(verb, DEFAULT_LIMITS))
             transaction = transaction_of(request)
             handler = self._handler(verb)
             checkpoint = None if verb in READ_ONLY_VERBS else self._checkpoint()
