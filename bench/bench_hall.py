@@ -30,6 +30,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -90,7 +91,7 @@ async def role_emulators(directory: Path, first: int, count: int, plies: int | N
             table.close()
 
 
-def box_config(hall: Path, workdir: Path, n: int) -> Path:
+def box_config(hall: Path, workdir: Path, n: int, state_root: Path) -> Path:
     """The generated table-<n>.toml, plus what a real box adds: boards, state dir, preset."""
     generated = (hall / f"table-{n}.toml").read_text()
     links = "".join(
@@ -98,7 +99,7 @@ def box_config(hall: Path, workdir: Path, n: int) -> Path:
         for link in ("A", "B")
     )
     text = (
-        f'state_dir = "{workdir / f"state-{n}"}"\nlog_level = "warning"\n'
+        f'state_dir = "{state_root / f"state-{n}"}"\nlog_level = "warning"\n'
         + generated
         + '\n[rules]\npreset = "fics"\n'
         + links
@@ -285,6 +286,11 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
     emulators: list[subprocess.Popen[str]] = []
     viewers: list[subprocess.Popen[str]] = []
     plies = ["--plies", str(args.plies)] if args.plies else []
+    # --shm: journals and outboxes on tmpfs, where fsync costs nothing (a real hall gives every
+    # box its own storage; 30 boxes on one disk queue behind each other's fsyncs).
+    state_root = (
+        Path(tempfile.mkdtemp(prefix="bench-hall-", dir="/dev/shm")) if args.shm else workdir
+    )
     try:
         await asyncio.sleep(1.0)
         connection = HallConnection.from_hall(hall)
@@ -304,7 +310,7 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         arbiter_ms: list[float] = []
         arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms))
         for n in range(1, tables + 1):
-            config = box_config(hall, workdir, n)
+            config = box_config(hall, workdir, n, state_root)
             boxes.append(
                 subprocess.Popen(  # noqa: S603, ASYNC220 - once, before timing
                     [sys.executable, "-m", "bughouse_bridge", "run", "--config", str(config)]
@@ -356,6 +362,8 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
                 process.kill()
         broker.terminate()
         broker.wait(10)
+        if args.shm:
+            shutil.rmtree(state_root, ignore_errors=True)
     return summarise(
         args,
         wall=wall,
@@ -414,6 +422,7 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
     return {
         "tables": args.tables,
         "viewers": args.viewers,
+        "state_on": "tmpfs" if args.shm else "disk",
         "viewer_procs": len(viewer_figures),
         "plies": expected,
         "play_s": max(float(end.split()[1]) for end in ends),
@@ -564,6 +573,7 @@ def cli() -> None:
     parser.add_argument("--plies", type=int, help="cut the game after this many half-moves")
     parser.add_argument("--emulator-procs", type=int, default=3)
     parser.add_argument("--viewer-procs", type=int, default=2)
+    parser.add_argument("--shm", action="store_true", help="box state dirs on /dev/shm")
     parser.add_argument("--no-readme", action="store_true")
     parser.add_argument("--role", choices=["emulators", "viewers"])
     parser.add_argument("--port", type=int)
