@@ -204,10 +204,12 @@ async def role_viewers(port: int, tables: int, first: int, count: int) -> None:
 
 
 async def arbiter_events(
-    connection: HallConnection, stop: asyncio.Event, latencies_ms: list[float]
-) -> list[dict[str, Any]]:
+    connection: HallConnection,
+    stop: asyncio.Event,
+    latencies_ms: list[float],
+    events: list[dict[str, Any]],
+) -> None:
     """Every event of every table, as one TLS client (the arbiter) sees it."""
-    events: list[dict[str, Any]] = []
     async with connection.client("bench-arbiter") as client:
         await client.subscribe(f"{ROOT}/match/+/events", qos=1)
 
@@ -220,11 +222,22 @@ async def arbiter_events(
 
         reader = asyncio.create_task(read())
         await stop.wait()
-        await asyncio.sleep(5)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
-    return events
+
+
+async def drained(
+    events: list[dict[str, Any]], *, quiet: float = 10.0, cap: float = 240.0
+) -> float:
+    """Wait until no event has arrived for ``quiet`` seconds; return how long that took."""
+    start = time.monotonic()
+    seen, since = len(events), time.monotonic()
+    while time.monotonic() - since < quiet and time.monotonic() - start < cap:
+        await asyncio.sleep(0.5)
+        if len(events) != seen:
+            seen, since = len(events), time.monotonic()
+    return since - start
 
 
 def round_one(tables: int) -> bytes:
@@ -308,7 +321,8 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
             await asyncio.to_thread(readline, process, "connected", 180)
         stop = asyncio.Event()
         arbiter_ms: list[float] = []
-        arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms))
+        events: list[dict[str, Any]] = []
+        arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms, events))
         for n in range(1, tables + 1):
             config = box_config(hall, workdir, n, state_root)
             boxes.append(
@@ -331,13 +345,14 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         for process in emulators:
             tell(process, "go")
         ends = [await asyncio.to_thread(readline, p, "end", 900) for p in emulators]
+        # Every event still queued in an outbox or the broker is delivered before we count.
+        drain = await drained(events)
         wall = time.monotonic() - wall_start
-        await asyncio.sleep(5.0)
         cpu = {name: cpu_seconds(pid) - cpu_start[name] for name, pid in pids.items()}
         cpu["bench (arbiter client)"] = sum(os.times()[:2]) - own_start
         peak = {name: vm_hwm_mib(pid) for name, pid in pids.items()}
         stop.set()
-        events = await arbiter
+        await arbiter
         figures = []
         for process in viewers:
             tell(process, "stop")
@@ -371,6 +386,7 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         cpu=cpu,
         peak=peak,
         events=events,
+        drain=drain,
         viewer_figures=figures,
         arbiter_ms=arbiter_ms,
         collector=collector,
@@ -397,6 +413,7 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
     cpu: dict[str, float],
     peak: dict[str, float],
     events: list[dict[str, Any]],
+    drain: float,
     viewer_figures: list[dict[str, Any]],
     arbiter_ms: list[float],
     collector: ResultsCollector,
@@ -426,6 +443,7 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
         "viewer_procs": len(viewer_figures),
         "plies": expected,
         "play_s": max(float(end.split()[1]) for end in ends),
+        "drain_s": drain,
         "wall_s": wall,
         "complete": complete,
         "results_rows": len(collector.rows),
@@ -481,7 +499,10 @@ def section(r: dict[str, Any]) -> str:
     rows = [
         ("games complete (every move + result, arbiter's view)", f"{r['complete']}/{r['tables']}"),
         ("games with a result / `hall results` rows", f"{r['with_result']} / {r['results_rows']}"),
-        ("play time (wall)", f"{r['wall_s']:.0f} s"),
+        (
+            "play time + drain (wall)",
+            f"{r['wall_s']:.0f} s, of which {r['drain_s']:.0f} s after the last move",
+        ),
         _latency_row(
             f"event → WebSocket viewer ({r['viewers']} viewers in {r['viewer_procs']} processes)",
             r["viewer_latency"],
