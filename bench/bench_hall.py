@@ -30,6 +30,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -90,7 +91,7 @@ async def role_emulators(directory: Path, first: int, count: int, plies: int | N
             table.close()
 
 
-def box_config(hall: Path, workdir: Path, n: int) -> Path:
+def box_config(hall: Path, workdir: Path, n: int, state_root: Path) -> Path:
     """The generated table-<n>.toml, plus what a real box adds: boards, state dir, preset."""
     generated = (hall / f"table-{n}.toml").read_text()
     links = "".join(
@@ -98,7 +99,7 @@ def box_config(hall: Path, workdir: Path, n: int) -> Path:
         for link in ("A", "B")
     )
     text = (
-        f'state_dir = "{workdir / f"state-{n}"}"\nlog_level = "warning"\n'
+        f'state_dir = "{state_root / f"state-{n}"}"\nlog_level = "warning"\n'
         + generated
         + '\n[rules]\npreset = "fics"\n'
         + links
@@ -203,10 +204,12 @@ async def role_viewers(port: int, tables: int, first: int, count: int) -> None:
 
 
 async def arbiter_events(
-    connection: HallConnection, stop: asyncio.Event, latencies_ms: list[float]
-) -> list[dict[str, Any]]:
+    connection: HallConnection,
+    stop: asyncio.Event,
+    latencies_ms: list[float],
+    events: list[dict[str, Any]],
+) -> None:
     """Every event of every table, as one TLS client (the arbiter) sees it."""
-    events: list[dict[str, Any]] = []
     async with connection.client("bench-arbiter") as client:
         await client.subscribe(f"{ROOT}/match/+/events", qos=1)
 
@@ -219,11 +222,22 @@ async def arbiter_events(
 
         reader = asyncio.create_task(read())
         await stop.wait()
-        await asyncio.sleep(5)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
-    return events
+
+
+async def drained(
+    events: list[dict[str, Any]], *, quiet: float = 10.0, cap: float = 240.0
+) -> float:
+    """Wait until no event has arrived for ``quiet`` seconds; return how long that took."""
+    start = time.monotonic()
+    seen, since = len(events), time.monotonic()
+    while time.monotonic() - since < quiet and time.monotonic() - start < cap:
+        await asyncio.sleep(0.5)
+        if len(events) != seen:
+            seen, since = len(events), time.monotonic()
+    return since - start
 
 
 def round_one(tables: int) -> bytes:
@@ -285,6 +299,11 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
     emulators: list[subprocess.Popen[str]] = []
     viewers: list[subprocess.Popen[str]] = []
     plies = ["--plies", str(args.plies)] if args.plies else []
+    # --shm: journals and outboxes on tmpfs, where fsync costs nothing (a real hall gives every
+    # box its own storage; 30 boxes on one disk queue behind each other's fsyncs).
+    state_root = (
+        Path(tempfile.mkdtemp(prefix="bench-hall-", dir="/dev/shm")) if args.shm else workdir
+    )
     try:
         await asyncio.sleep(1.0)
         connection = HallConnection.from_hall(hall)
@@ -302,9 +321,10 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
             await asyncio.to_thread(readline, process, "connected", 180)
         stop = asyncio.Event()
         arbiter_ms: list[float] = []
-        arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms))
+        events: list[dict[str, Any]] = []
+        arbiter = asyncio.create_task(arbiter_events(connection, stop, arbiter_ms, events))
         for n in range(1, tables + 1):
-            config = box_config(hall, workdir, n)
+            config = box_config(hall, workdir, n, state_root)
             boxes.append(
                 subprocess.Popen(  # noqa: S603, ASYNC220 - once, before timing
                     [sys.executable, "-m", "bughouse_bridge", "run", "--config", str(config)]
@@ -325,13 +345,14 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         for process in emulators:
             tell(process, "go")
         ends = [await asyncio.to_thread(readline, p, "end", 900) for p in emulators]
+        # Every event still queued in an outbox or the broker is delivered before we count.
+        drain = await drained(events)
         wall = time.monotonic() - wall_start
-        await asyncio.sleep(5.0)
         cpu = {name: cpu_seconds(pid) - cpu_start[name] for name, pid in pids.items()}
         cpu["bench (arbiter client)"] = sum(os.times()[:2]) - own_start
         peak = {name: vm_hwm_mib(pid) for name, pid in pids.items()}
         stop.set()
-        events = await arbiter
+        await arbiter
         figures = []
         for process in viewers:
             tell(process, "stop")
@@ -356,6 +377,8 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
                 process.kill()
         broker.terminate()
         broker.wait(10)
+        if args.shm:
+            shutil.rmtree(state_root, ignore_errors=True)
     return summarise(
         args,
         wall=wall,
@@ -363,6 +386,7 @@ async def run(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:  # noq
         cpu=cpu,
         peak=peak,
         events=events,
+        drain=drain,
         viewer_figures=figures,
         arbiter_ms=arbiter_ms,
         collector=collector,
@@ -389,6 +413,7 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
     cpu: dict[str, float],
     peak: dict[str, float],
     events: list[dict[str, Any]],
+    drain: float,
     viewer_figures: list[dict[str, Any]],
     arbiter_ms: list[float],
     collector: ResultsCollector,
@@ -414,9 +439,11 @@ def summarise(  # noqa: PLR0913 - one report from the run's parts
     return {
         "tables": args.tables,
         "viewers": args.viewers,
+        "state_on": "tmpfs" if args.shm else "disk",
         "viewer_procs": len(viewer_figures),
         "plies": expected,
         "play_s": max(float(end.split()[1]) for end in ends),
+        "drain_s": drain,
         "wall_s": wall,
         "complete": complete,
         "results_rows": len(collector.rows),
@@ -472,7 +499,10 @@ def section(r: dict[str, Any]) -> str:
     rows = [
         ("games complete (every move + result, arbiter's view)", f"{r['complete']}/{r['tables']}"),
         ("games with a result / `hall results` rows", f"{r['with_result']} / {r['results_rows']}"),
-        ("play time (wall)", f"{r['wall_s']:.0f} s"),
+        (
+            "play time + drain (wall)",
+            f"{r['wall_s']:.0f} s, of which {r['drain_s']:.0f} s after the last move",
+        ),
         _latency_row(
             f"event → WebSocket viewer ({r['viewers']} viewers in {r['viewer_procs']} processes)",
             r["viewer_latency"],
@@ -564,6 +594,7 @@ def cli() -> None:
     parser.add_argument("--plies", type=int, help="cut the game after this many half-moves")
     parser.add_argument("--emulator-procs", type=int, default=3)
     parser.add_argument("--viewer-procs", type=int, default=2)
+    parser.add_argument("--shm", action="store_true", help="box state dirs on /dev/shm")
     parser.add_argument("--no-readme", action="store_true")
     parser.add_argument("--role", choices=["emulators", "viewers"])
     parser.add_argument("--port", type=int)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 def hall(tmp_path: Path) -> Iterator[Hall]:
     if not MOSQUITTO.exists():
         pytest.skip("mosquitto is not installed")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed (hall init makes the TLS files with it)")
     broker = Hall.create(tmp_path / "hall")
     broker.start()
     yield broker

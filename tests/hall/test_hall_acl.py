@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import contextlib
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -186,3 +188,29 @@ async def test_a_restarted_box_resumes_in_its_round(hall, tmp_path):
     assert restarted.bridge.snapshot()["players"]["black_a"] == "a"
     restarted.journal.close()
     restarted.outbox.close()
+
+
+async def test_hall_results_one_shot_writes_what_the_broker_retains(hall, tmp_path):
+    state = {
+        "match": "r2-t1",
+        "bridge": "table-1",
+        "ts": "2026-11-23T04:00:00.000Z",
+        "teams": [
+            {"id": "tigers", "name": "Tigers", "seats": ["white_a", "black_b"]},
+            {"id": "lions", "name": "Lions", "seats": ["black_a", "white_b"]},
+        ],
+        "result": {"winner": "lions", "board": "B", "reason": "flag", "bpgn_result": "0-1"},
+    }
+    async with hall.client("table-1") as box:
+        await box.publish(hall.topic("match/r2-t1/bpgn"), b"[Event]\n", 1, retain=True)
+        await box.publish(hall.topic("match/r2-t1/state"), json.dumps(state), 1, retain=True)
+    out = tmp_path / "results"
+    command = [sys.executable, "-m", "bughouse_bridge", "hall", "results"]
+    options = ["--hall", str(hall.directory), "--out", str(out), "--listen", "2"]
+    done = await asyncio.to_thread(
+        subprocess.run, [*command, *options], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1 finished game(s)" in done.stdout
+    assert (out / "round-2.csv").read_text().splitlines()[1].startswith("2,1,1,r2-t1,Lions,Tigers")
+    assert (out / "round-2" / "r2-t1.bpgn").read_text() == "[Event]\n"

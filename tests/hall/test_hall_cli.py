@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 from private_mosquitto import free_port
 
 CLI = [sys.executable, "-m", "bughouse_bridge", "hall"]
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl")
 
 
 def hall(*args: str) -> subprocess.CompletedProcess[str]:

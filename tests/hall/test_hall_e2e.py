@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import csv
 import json
+import shutil
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -49,6 +50,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(240),
     pytest.mark.skipif(not MOSQUITTO.exists(), reason="mosquitto is not installed"),
+    pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed"),
 ]
 
 GAME_PLIES = 36  # the bundled game's first 36 half-moves: long enough for a 10 s outage

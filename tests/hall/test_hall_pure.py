@@ -500,3 +500,22 @@ def test_hall_progress_ignores_the_pairing_it_plays():
     progress.pending = pairing_of(1)
     progress.advance(1, next_game=False)
     assert progress.wants(pairing_of(1), untouched=True) is False
+
+
+@pytest.mark.parametrize(
+    ("payload", "error"),
+    [
+        (b"not json", "not valid JSON"),
+        (b"[]", "JSON object"),
+        (b'{"round": 1}', "'round' and 'tables'"),
+        (b'{"round": 0, "tables": {}}', "positive"),
+        (b'{"round": 1, "tables": {"1": {"first": {}}}}', "id, name and players"),
+    ],
+)
+def test_a_garbled_round_is_refused_and_changes_nothing(payload, error):
+    bridge = hall_bridge()
+    response, output = bridge.command("hall_round", payload, 0.0)
+    assert response["ok"] is False
+    assert error in response["error"]
+    assert output == Output()
+    assert bridge.topics.state.endswith("/r0-t1/state")

@@ -205,7 +205,6 @@ def mosquitto_conf(plan: HallPlan, paths: HallPaths) -> str:
         f"cafile {paths.ca_file}",
         f"certfile {paths.cert_file}",
         f"keyfile {paths.key_file}",
-        "tls_version tlsv1.2",
         "",
         "# Browsers: MQTT over WebSockets" + (" with TLS." if plan.ws_tls else "."),
         f"listener {plan.ws_port} {plan.listen}",
