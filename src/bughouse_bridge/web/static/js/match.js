@@ -2,6 +2,7 @@
 // (board B turned), four pockets, four clocks, banners and, in the full view, the move list.
 
 import { Chessground } from "../vendor/chessground/chessground.min.js";
+import { element } from "./dom.js";
 import {
   BOARDS,
   boardBanner,
@@ -29,16 +30,6 @@ const POCKET_SLOTS = [
   ["R", "rook"],
   ["Q", "queen"],
 ];
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 export class MatchView {
   constructor(container, matchId, { compact = false } = {}) {
