@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -129,22 +131,35 @@ def test_missing_config_file_exits_2(tmp_path, check):
 @pytest.mark.pty
 @pytest.mark.slow
 @pytest.mark.timeout(280)
-def test_demo_plays_to_the_result():
-    done = subprocess.run(
-        [CLI, "demo", "--speed", str(FAST_SPEED), "--exit-at-end", "--web-port", "0"],
-        capture_output=True,
+def test_demo_plays_to_the_result_and_keeps_the_page_up():
+    demo = subprocess.Popen(
+        [CLI, "demo", "--speed", str(FAST_SPEED), "--web-port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=270,
-        check=False,
+        # A Ctrl-C must reach it (a child of a non-interactive shell may inherit SIGINT ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result_lines = [line for line in done.stdout.splitlines() if "RESULT" in line]
-    assert len(result_lines) == 1, done.stdout[-3000:]
+    assert demo.stdout is not None
+    lines: list[str] = []
+    try:
+        for line in demo.stdout:
+            lines.append(line)
+            if "game over" in line:
+                break
+        page = next(line.split()[-1] for line in lines if "watch it live" in line)
+        with urllib.request.urlopen(page.split("#")[0], timeout=10) as response:  # noqa: S310
+            assert b"bughouse-bridge live" in response.read()
+    finally:
+        demo.send_signal(signal.SIGINT)
+        stdout, stderr = demo.communicate(timeout=30)
+    assert demo.returncode == 0, stderr[-2000:]
+    output = "".join(lines) + stdout
+    result_lines = [line for line in output.splitlines() if "RESULT" in line]
+    assert len(result_lines) == 1, output[-3000:]
     assert "board B" in result_lines[0]
     # The page's address comes before the first move.
-    page_line = next(
-        i for i, line in enumerate(done.stdout.splitlines()) if "watch it live" in line
-    )
-    first_move = next(i for i, line in enumerate(done.stdout.splitlines()) if "1." in line)
+    page_line = next(i for i, line in enumerate(lines) if "watch it live" in line)
+    first_move = next(i for i, line in enumerate(lines) if "1." in line)
     assert page_line < first_move
-    assert "#/match/demo-game" in done.stdout
+    assert page.endswith("#/match/demo-game")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -82,6 +83,7 @@ def test_cli_serves_until_interrupted():
         [sys.executable, "-m", "bughouse_bridge", "web", "--port", str(port), "--root", "x/v1"],
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509 - Ctrl-C
     )
     try:
         assert process.stdout is not None
@@ -90,8 +92,9 @@ def test_cli_serves_until_interrupted():
         _, _, body = fetch(f"http://127.0.0.1:{port}/config.json")
         assert json.loads(body) == {"broker": None, "ws_port": 9001, "root": "x/v1"}
     finally:
-        process.terminate()
+        process.send_signal(signal.SIGINT)
         process.wait(10)
+    assert process.returncode == 0  # Ctrl-C is the way to stop it
 
 
 def test_cli_rejects_a_bad_port():

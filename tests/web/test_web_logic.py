@@ -328,3 +328,20 @@ TEXTS = {"dsj": {"3.2": "Figuren dürfen mit Schach eingesetzt werden, nicht abe
 )
 async def test_article_text(page, rule, text):
     assert await run(page, "model.js", "articleText", rule, TEXTS) == text
+
+
+@pytest.mark.parametrize(
+    ("board", "checked", "flagged", "banner"),
+    [
+        ({"status": "playing", "link": "connected"}, None, None, None),
+        ({"status": "playing", "link": "connected"}, "black", None, ("check", "black in check")),
+        ({"status": "mate_pending"}, "black", None, ("mate-pending", "mate pending")),
+        ({"status": "mated"}, "black", None, ("mate", "checkmate")),
+        ({"status": "stalemate"}, None, None, ("stalemate", "stalemate")),
+        ({"status": "playing", "link": "disconnected"}, "white", None, ("link", "board offline")),
+        ({"status": "finished"}, None, "white", ("flag", "white flag fell")),
+    ],
+)
+async def test_board_banner(page, board, checked, flagged, banner):
+    got = await run(page, "model.js", "boardBanner", board, checked, flagged)
+    assert (None if got is None else (got["kind"], got["text"])) == banner

@@ -118,7 +118,7 @@ async def _demo(args: argparse.Namespace) -> int:
         try:
             return await _run_demo(game, args, settings, runners)
         finally:
-            web.stop()
+            web.close()
             for runner in runners.values():
                 runner.close()
 

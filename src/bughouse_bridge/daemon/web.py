@@ -56,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.stop()
+        server.close()
     return 0

@@ -12,11 +12,11 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Self
 
+from bughouse_bridge.drivers.closing import ClosesOnExit
 from bughouse_bridge.web import STATIC_DIR
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from types import TracebackType
 
 DEFAULT_WS_PORT = 9001  # mosquitto's customary WebSocket port
 
@@ -62,8 +62,9 @@ class _Handler(SimpleHTTPRequestHandler):
         """Quiet: one line per file request is noise in the daemon's journal."""
 
 
-class WebServer:
-    """``with WebServer(port=8080, config={...}) as server: print(server.url)``."""
+class WebServer(ClosesOnExit):
+    """``with WebServer(port=8080, config={...}) as server: print(server.url)``; entering starts
+    it, leaving the block (or ``close()``) stops it."""
 
     def __init__(
         self,
@@ -98,7 +99,7 @@ class WebServer:
         )
         self._thread.start()
 
-    def stop(self) -> None:
+    def close(self) -> None:
         if self._server is not None:
             server, self._server = self._server, None
             server.shutdown()
@@ -110,11 +111,3 @@ class WebServer:
     def __enter__(self) -> Self:
         self.start()
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -2,18 +2,9 @@
 // alerts of every table, act on them. Every action is confirmed first, and the bridge's answer
 // (matched by transaction) is shown next to the request.
 
+import { element } from "./dom.js";
 import { openFeed } from "./feed.js";
 import { alertActions, articleText, requestBody, ruleText, VERBS } from "./model.js";
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 const FIELD_CHOICES = {
   board: ["A", "B"],

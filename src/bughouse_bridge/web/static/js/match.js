@@ -2,6 +2,7 @@
 // (board B turned), four pockets, four clocks, banners and, in the full view, the move list.
 
 import { Chessground } from "../vendor/chessground/chessground.min.js";
+import { element } from "./dom.js";
 import {
   BOARDS,
   boardBanner,
@@ -29,16 +30,6 @@ const POCKET_SLOTS = [
   ["R", "rook"],
   ["Q", "queen"],
 ];
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 export class MatchView {
   constructor(container, matchId, { compact = false } = {}) {
@@ -76,14 +67,16 @@ export class MatchView {
     const seats = { [top]: seat(top), [bottom]: seat(bottom) };
     const ground = element("div", { class: "ground" });
     const holder = element("div", { class: "board-holder", "data-board": board, "data-fen": "" }, ground);
-    const banner = element("div", { class: "banner", "data-banner": board, hidden: "" });
+    // Banners sit in the board's label line, never over the pieces; a finished board is dimmed.
+    const banner = element("span", { class: "banner", "data-banner": board, hidden: "" });
+    const frame = element("div", { class: "board-frame" }, holder);
     const column = element(
       "div",
       { class: `board-column board-${board}` },
-      element("div", { class: "board-label" }, `board ${board}`),
+      element("div", { class: "board-label" }, element("span", {}, `board ${board}`), banner),
       seats[top].bar,
       seats[top].pocket,
-      element("div", { class: "board-frame" }, holder, banner),
+      frame,
       seats[bottom].pocket,
       seats[bottom].bar,
     );
@@ -96,7 +89,7 @@ export class MatchView {
       highlight: { lastMove: true, check: true },
       drawable: { enabled: false, visible: true },
     });
-    this.boards[board] = { column, holder, banner, seats, cg };
+    this.boards[board] = { column, frame, holder, banner, seats, cg };
     return column;
   }
 
@@ -171,12 +164,14 @@ export class MatchView {
       const team = teams.findIndex((t) => (t.seats ?? []).includes(key));
       seat.bar.dataset.team = String(team);
       seat.bar.classList.toggle("to-move", boardState.turn === color && !isOver(boardState));
+      seat.bar.classList.toggle("in-check", checked === color);
       this.renderPocket(seat.pocket, pocketLetters(this.state.pockets, board, color), color);
     }
     const banner = boardBanner(boardState, checked, this.flagged[board]);
     view.banner.hidden = !banner;
     view.banner.textContent = banner?.text ?? "";
     view.banner.dataset.kind = banner?.kind ?? "";
+    view.frame.dataset.kind = banner?.kind ?? "";
     this.tick(performance.now());
   }
 

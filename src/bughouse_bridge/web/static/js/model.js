@@ -157,6 +157,7 @@ export function boardBanner(boardState, checked, flagged) {
   if (status === "mated") return { kind: "mate", text: "checkmate" };
   if (status === "mate_pending") return { kind: "mate-pending", text: "mate pending" };
   if (status === "stalemate") return { kind: "stalemate", text: "stalemate" };
+  if (boardState?.link === "disconnected") return { kind: "link", text: "board offline" };
   if (checked) return { kind: "check", text: `${checked} in check` };
   return null;
 }
