@@ -235,3 +235,56 @@ def test_emulate_refuses_a_game_with_an_illegal_drop_that_stood(tmp_path, capsys
     path.write_text(write_bpgn(game_from_match_log(events)), encoding="utf-8")
     assert main(["emulate", str(path)]) == 1
     assert "illegal drop that stood (1a. N@f6" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# Moves a plain reader cannot follow after a steal
+
+
+def steal_then_king_walk() -> tuple[Match, list[MatchEvent]]:
+    match = Match(get_preset("dsj"))
+    events: list[MatchEvent] = []
+    for board, san in [
+        *((A, san) for san in ("e4", "f5", "exf5", "g6", "fxg6", "Nf6", "gxh7", "Rg8")),
+        (B, "e4"),
+        (B, "e5"),
+        (A, "hxg8=Q(d1)"),  # White A takes White B's queen (row 4)
+        (B, "Kd1"),  # legal here, blocked by the queen a plain reader still sees on d1
+        (B, "Nc6"),
+    ]:
+        events += match.play(match.parse_san(board, san), t=0, clock_ms=60_000)
+    return match, events
+
+
+def test_a_move_a_plain_reader_cannot_follow_is_masked_and_reads_back():
+    match, events = steal_then_king_walk()
+    game = game_from_match_log(events)
+    assert [(m.label, m.san) for m in game.moves if m.masked] == [("2B.", "Kd1")]
+    text = write_bpgn(game)
+    assert "2B. --{60} {move Kd1} 2b. Nc6{60}" in text
+    again = Match(get_preset("dsj"))
+    replay(parse_bpgn_game(text), again)
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))
+
+
+def test_without_a_steal_or_a_forced_drop_nothing_is_masked():
+    match = Match(get_preset("dsj"))
+    events = match.play(match.parse_san(A, "e4"), t=0)
+    events += match.play(match.parse_san(A, "d5"), t=1)
+    events += match.play(match.parse_san(A, "exd5"), t=2)
+    events += match.play(match.parse_san(B, "d4"), t=3)
+    events += match.play(match.parse_san(B, "P@d6"), t=4)  # the captured pawn, dropped by Black B
+    assert not any(move.masked for move in game_from_match_log(events).moves)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1A. e4 {move e4} *", "null move"),
+        ("1A. -- {illegal P@e5} {move e4} *", "both forced"),
+        ("1A. -- {move e4} {move d4} *", "only once"),
+    ],
+)
+def test_misplaced_move_annotations_are_clear_errors(text, message):
+    with pytest.raises(BpgnError, match=message):
+        parse_bpgn_game(text)

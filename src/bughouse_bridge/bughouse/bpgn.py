@@ -32,6 +32,9 @@ Extensions we write (other BPGN readers skip them, or replay the same positions)
 * An illegal drop that stood (row 9) is a null move with the drop in a comment:
   ``--{59.5} {illegal N@f6}``; its removal ``{removed A:f6}`` marks the half-move before it, and a
   bare ``--`` of the other side follows where the removal gives the move back to the offender.
+* After a steal or a forced drop, a move that a plain reader cannot follow in its (now different)
+  position is a null move with the move in a comment: ``-- {move Kd1}``
+  (:func:`mask_unfollowable`).
 
 Errors in the text raise :class:`BpgnError` (a ``ValueError``) with the 1-based line and column.
 
@@ -52,6 +55,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Final
 
 import chess
+import chess.variant
 
 from bughouse_bridge.bughouse.events import (
     Alert,
@@ -88,7 +92,8 @@ _CHESSCOM_CLOCK_RE: Final = re.compile(r"\[%clk (?:(\d+):)?(\d+):(\d+(?:\.\d+)?)
 _STEAL_RE: Final = re.compile(r"steal ([AB]):([a-h][1-8])")
 _ILLEGAL_RE: Final = re.compile(r"illegal ([PNBRQ]?@[a-h][1-8][+#]?)")
 _REMOVED_RE: Final = re.compile(r"removed ([AB]):([a-h][1-8])")
-_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE)
+_MASKED_RE: Final = re.compile(r"move (\S+)")  # a move plain readers cannot follow (a steal's wake)
+_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE, _MASKED_RE)
 _CHESSCOM_KNIGHT_DROP: Final = "$146@"  # chess.com's export glitch for "N@"
 _TAG_RE: Final = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]', re.DOTALL)
 _TAG_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+")
@@ -170,6 +175,10 @@ def removed_comment(board: BoardId, square: chess.Square) -> str:
     return f"removed {board.value}:{chess.square_name(square)}"
 
 
+def masked_comment(san: str) -> str:
+    return f"move {san}"
+
+
 def format_clock(seconds: float) -> str:
     """Shortest exact positional form: ``298.21``, ``180``; never an exponent."""
     text = format(Decimal(repr(seconds)), "f")
@@ -198,7 +207,9 @@ class BpgnMove:
     ``forced``: an illegal drop that stood on the board (rules row 9); ``san`` is the drop, the
     file shows ``--`` (a null move) with ``{illegal P@b8}``. ``san == "--"`` alone is a null move
     that only keeps the turn order after a removal handed the move back. ``removal``: after this
-    half-move the illegal drop on that board and square was taken off.
+    half-move the illegal drop on that board and square was taken off. ``masked``: a legal move
+    that a plain bughouse reader cannot follow (its position differs after a steal or an illegal
+    drop); the file shows ``--`` with ``{move Nf3}``.
     """
 
     board: BoardId
@@ -210,6 +221,7 @@ class BpgnMove:
     steal: tuple[BoardId, chess.Square] | None = None
     forced: bool = False
     removal: tuple[BoardId, chess.Square] | None = None
+    masked: bool = False
 
     def __post_init__(self) -> None:
         if self.number < 1:
@@ -226,8 +238,10 @@ class BpgnMove:
             raise BpgnError(f"{self.san!r} is not a SAN move")
         if self.forced and _ILLEGAL_RE.fullmatch(illegal_comment(self.san)) is None:
             raise BpgnError(f"{self.san!r} is forced but only an illegal drop can stand (P@b8)")
-        if self.is_null and self.steal is not None:
-            raise BpgnError("a null move '--' cannot steal")
+        if self.is_null and (self.steal is not None or self.masked or self.forced):
+            raise BpgnError("a null move '--' cannot steal, be masked or be forced")
+        if self.forced and self.masked:
+            raise BpgnError(f"{self.san!r} cannot be both forced (illegal) and masked (legal)")
         if self.removal is not None and self.removal[1] not in chess.SQUARES:
             raise BpgnError(f"removal square {self.removal[1]!r} is not a square")
 
@@ -259,8 +273,8 @@ class BpgnMove:
 
     @property
     def written_san(self) -> str:
-        """What the movetext shows: a forced (illegal) drop is a null move for other readers."""
-        return NULL_SAN if self.forced else self.san
+        """What the movetext shows: a forced or masked move is a null move for other readers."""
+        return NULL_SAN if self.forced or self.masked else self.san
 
     @property
     def label(self) -> str:
@@ -575,11 +589,12 @@ def _make_move(
         except BpgnError as error:
             raise positions.error(error.reason, comment.offset) from None
     text = san.text
-    forced = notes.illegal is not None
-    if forced:
+    hidden = notes.illegal or notes.masked  # the real move behind a null move
+    if hidden is not None:
         if text != NULL_SAN:
-            raise positions.error(f"'illegal' annotates a null move '--', not {text!r}", san.offset)
-        text = notes.illegal or text
+            what = "'illegal'" if notes.illegal else "'move'"
+            raise positions.error(f"{what} annotates a null move '--', not {text!r}", san.offset)
+        text = hidden
     try:
         return BpgnMove(
             board,
@@ -589,8 +604,9 @@ def _make_move(
             notes.clock,
             tuple(notes.rest),
             notes.steal,
-            forced=forced,
+            forced=notes.illegal is not None,
             removal=notes.removal,
+            masked=notes.masked is not None,
         )
     except BpgnError as error:
         raise positions.error(error.reason, san.offset) from None
@@ -604,6 +620,7 @@ class _MoveNotes:
     steal: tuple[BoardId, chess.Square] | None = None
     illegal: str | None = None
     removal: tuple[BoardId, chess.Square] | None = None
+    masked: str | None = None
     rest: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
@@ -616,6 +633,9 @@ class _MoveNotes:
         elif found := _REMOVED_RE.fullmatch(text):
             _only_once(self.removal, "remove a drop")
             self.removal = BoardId(found[1]), chess.parse_square(found[2])
+        elif found := _MASKED_RE.fullmatch(text):
+            _only_once(self.masked, "be masked")
+            self.masked = found[1]
         elif self.clock is None and not self.rest and (clock := _clock_of(text)) is not None:
             self.clock = clock
         else:
@@ -699,6 +719,8 @@ def _move_text(move: BpgnMove) -> str:
         notes.insert(0, removed_comment(*move.removal))
     if move.forced:
         notes.insert(0, illegal_comment(move.san))
+    if move.masked:
+        notes.insert(0, masked_comment(move.san))
     if move.steal is not None:
         notes.insert(0, steal_comment(*move.steal))
     return text + "".join(f" {{{comment}}}" for comment in notes)
@@ -748,6 +770,7 @@ class PlayedMove:
     comments: tuple[str, ...] = ()
     forced: bool = False
     removal: tuple[BoardId, chess.Square] | None = None
+    uci: str | None = None  # what was played (contract §3 UCI), to check what readers make of it
 
 
 PlayedMoveLike = PlayedMove | tuple[BoardId, chess.Color, str, float | None, StealLike]
@@ -902,7 +925,9 @@ def game_from_match_log(
         elif isinstance(event, ResultRevoked):
             decided, cut = None, None
     kept = entries if cut is None else entries[:cut]
-    game = game_from_moves(_played_moves(kept), tags=tags, comments=comments)
+    played = _played_moves(kept)
+    game = game_from_moves(played, tags=tags, comments=comments)
+    game = replace(game, moves=mask_unfollowable(game.moves, [move.uci for move in played]))
     if decided is None:
         return game
     result = team_result(decided.winner_team)
@@ -925,6 +950,66 @@ def is_record_event(event: MatchEvent) -> bool:
     """
     record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked
     return isinstance(event, record_types) or _is_removal(event)
+
+
+def mask_unfollowable(
+    moves: Sequence[BpgnMove], ucis: Sequence[str | None] | None = None
+) -> tuple[BpgnMove, ...]:
+    """Mark the moves a plain bughouse reader cannot follow, so that it passes instead of failing.
+
+    A plain reader (pychess-variants, python-chess-bughouse: FICS rules, no steals, no illegal
+    drops that stand) replays the moves in a shadow of two crazyhouse boards with bughouse pocket
+    routing. After a steal-promotion or a forced drop its position differs from ours; a move that
+    is then illegal for it, or means another move there (``ucis``: what was played, when known),
+    is written as a null move ``-- {move Nf3}`` (``masked``), so it keeps reading and agrees with
+    us again wherever the positions meet. Games without a steal or a forced drop are returned
+    unchanged: every move in them is FICS-legal.
+    """
+    if not any(move.steal is not None or move.forced for move in moves):
+        return tuple(moves)
+    shadow = _PlainReader()
+    played = list(ucis) if ucis is not None else [None] * len(moves)
+    return tuple(shadow.follow(move, uci) for move, uci in zip(moves, played, strict=True))
+
+
+class _PlainReader:
+    """Two crazyhouse boards whose captures feed the partner's pocket: a plain BPGN reader."""
+
+    def __init__(self) -> None:
+        self.boards = {board: chess.variant.CrazyhouseBoard() for board in BoardId}
+
+    def follow(self, move: BpgnMove, uci: str | None = None) -> BpgnMove:
+        board = self.boards[move.board]
+        plain = None if move.forced or move.is_null else self._parse(board, move)
+        if plain is not None and uci is not None and plain.uci() != uci:
+            plain = None  # the reader would play another move under the same SAN
+        if plain is None:
+            board.push(chess.Move.null())
+            followable = move.forced or move.is_null
+            return move if followable else replace(move, masked=True)
+        self._push(move.board, plain)
+        return move
+
+    @staticmethod
+    def _parse(board: chess.variant.CrazyhouseBoard, move: BpgnMove) -> chess.Move | None:
+        if board.turn != move.color:
+            return None
+        try:
+            return board.parse_san(move.san)
+        except ValueError:
+            return None
+
+    def _push(self, board_id: BoardId, move: chess.Move) -> None:
+        """Crazyhouse keeps a capture in the capturer's pocket; bughouse hands it to the partner,
+        who plays the other colour on the other board."""
+        board = self.boards[board_id]
+        mover = board.turn
+        before = [board.pockets[mover].count(piece) for piece in chess.PIECE_TYPES]
+        board.push(move)
+        for piece, count in zip(chess.PIECE_TYPES, before, strict=True):
+            for _ in range(board.pockets[mover].count(piece) - count):
+                board.pockets[mover].remove(piece)
+                self.boards[board_id.other].pockets[not mover].add(piece)
 
 
 def _is_removal(event: MatchEvent) -> bool:
@@ -957,7 +1042,15 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
 
 def _played_move(event: MovePlayed) -> PlayedMove:
     clock = None if event.clock_ms is None else event.clock_ms / 1000
-    return PlayedMove(event.board, event.color, event.san, clock, event.steal, forced=event.forced)
+    return PlayedMove(
+        event.board,
+        event.color,
+        event.san,
+        clock,
+        event.steal,
+        forced=event.forced,
+        uci=event.move.uci,
+    )
 
 
 def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
