@@ -902,13 +902,15 @@ def game_from_match_log(
     *,
     tags: Mapping[str, str] | None = None,
     comments: Sequence[str] = (),
+    fens: Mapping[BoardId, str] | None = None,
 ) -> BpgnGame:
     """The game so far, from the match's event stream: moves (takebacks undone) and result.
 
     Besides moves, takebacks and results the stream may hold the ``illegal_drop_removed`` alerts
     (row 9): they become the ``removal`` of the half-move before them. Moves read after a
     standing result are not part of the game; a revoked result lets them in, and the move before
-    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``).
+    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``). ``fens``: the
+    start positions when the match began from set-up ones (as ``Match`` takes them).
     """
     entries: list[_Entry] = []
     decided: ResultDecided | None = None
@@ -927,7 +929,8 @@ def game_from_match_log(
     kept = entries if cut is None else entries[:cut]
     played = _played_moves(kept)
     game = game_from_moves(played, tags=tags, comments=comments)
-    game = replace(game, moves=mask_unfollowable(game.moves, [move.uci for move in played]))
+    ucis = [move.uci for move in played]
+    game = replace(game, moves=mask_unfollowable(game.moves, ucis, fens=fens))
     if decided is None:
         return game
     result = team_result(decided.winner_team)
@@ -953,7 +956,10 @@ def is_record_event(event: MatchEvent) -> bool:
 
 
 def mask_unfollowable(
-    moves: Sequence[BpgnMove], ucis: Sequence[str | None] | None = None
+    moves: Sequence[BpgnMove],
+    ucis: Sequence[str | None] | None = None,
+    *,
+    fens: Mapping[BoardId, str] | None = None,
 ) -> tuple[BpgnMove, ...]:
     """Mark the moves a plain bughouse reader cannot follow, so that it passes instead of failing.
 
@@ -963,11 +969,11 @@ def mask_unfollowable(
     is then illegal for it, or means another move there (``ucis``: what was played, when known),
     is written as a null move ``-- {move Nf3}`` (``masked``), so it keeps reading and agrees with
     us again wherever the positions meet. Games without a steal or a forced drop are returned
-    unchanged: every move in them is FICS-legal.
+    unchanged: every move in them is FICS-legal. ``fens``: set-up start positions, if any.
     """
     if not any(move.steal is not None or move.forced for move in moves):
         return tuple(moves)
-    shadow = _PlainReader()
+    shadow = _PlainReader(fens or {})
     played = list(ucis) if ucis is not None else [None] * len(moves)
     return tuple(shadow.follow(move, uci) for move, uci in zip(moves, played, strict=True))
 
@@ -975,8 +981,11 @@ def mask_unfollowable(
 class _PlainReader:
     """Two crazyhouse boards whose captures feed the partner's pocket: a plain BPGN reader."""
 
-    def __init__(self) -> None:
-        self.boards = {board: chess.variant.CrazyhouseBoard() for board in BoardId}
+    def __init__(self, fens: Mapping[BoardId, str]) -> None:
+        start = chess.variant.CrazyhouseBoard.starting_fen
+        self.boards = {
+            board: chess.variant.CrazyhouseBoard(fens.get(board, start)) for board in BoardId
+        }
 
     def follow(self, move: BpgnMove, uci: str | None = None) -> BpgnMove:
         board = self.boards[move.board]
