@@ -16,6 +16,7 @@ from bughouse_bridge.bughouse.bpgn import (
     BpgnMove,
     BpgnReplayError,
     chesscom_clock,
+    format_clock,
     game_from_match_log,
     parse_bpgn_game,
     record_date_tags,
@@ -183,7 +184,8 @@ def test_force_lets_an_illegal_drop_of_a_foreign_file_stand():
     steps = replay(game, match, force=True)
     assert steps[1].events[0].forced  # type: ignore[union-attr]
     assert match.board_fen(A).split("/")[2] == "5n2"
-    assert "1a. --{" not in write_bpgn(game_from_match_log(e for s in steps for e in s.events))
+    text = write_bpgn(game_from_match_log(e for s in steps for e in s.events))
+    assert "1a. --{0 (clock not read)} {illegal N@f6} 2A. d4" in text
 
 
 @given(
@@ -288,3 +290,30 @@ def test_without_a_steal_or_a_forced_drop_nothing_is_masked():
 def test_misplaced_move_annotations_are_clear_errors(text, message):
     with pytest.raises(BpgnError, match=message):
         parse_bpgn_game(text)
+
+
+# --------------------------------------------------------------------------------------------
+# Clocks that were not read
+
+
+def test_a_clock_not_read_before_a_comment_is_the_seats_last_one_marked_and_reads_as_none():
+    game = BpgnGame(
+        moves=(
+            BpgnMove(A, W, 1, "e4", 118.5),
+            BpgnMove(A, K, 1, "e5", None),
+            BpgnMove(A, W, 2, "Nf3", None, comments=("a note",)),
+            BpgnMove(A, K, 2, "Nc6", None, removal=(A, chess.E4)),
+        ),
+        closing_comment="the end",
+    )
+    text = write_bpgn(game)
+    assert "1a. e5 2A. Nf3{118.5 (clock not read)} {a note}" in text  # e5: nothing to shield
+    assert "2a. Nc6{0 (clock not read)} {removed A:e4}\n{the end} *" in text
+    assert parse_bpgn_game(text) == game
+
+
+@given(st.floats(0, 10_000, allow_nan=False).map(lambda x: round(x, 3)))
+def test_the_unread_mark_is_reserved(value):
+    comment = f"{format_clock(value)} (clock not read)"
+    with pytest.raises(BpgnError, match="annotation"):
+        BpgnMove(A, W, 1, "e4", 1.0, comments=(comment,))

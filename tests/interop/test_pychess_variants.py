@@ -275,3 +275,27 @@ def test_random_legal_games_import_move_for_move(seed, plies):
     }
     result = match.result
     assert imported["result"] == ("d" if result is None else TEAM_CODES[result.winner_team])
+
+
+def test_annotated_moves_without_a_read_clock_import_too():
+    """No clock connected: annotations must not be the first comment pychess-variants reads."""
+    match = Match(get_preset("dsj"))
+    events: list[MatchEvent] = []
+    for board, san in [*((A, s) for s in ("e4", "f5", "exf5", "g6", "fxg6", "Nf6", "gxh7", "Rg8"))]:
+        events += match.play(match.parse_san(board, san), t=0)
+    events += match.play(match.parse_san(B, "e4"), t=1)
+    events += match.play(drop(B, "q", "e5"), t=2, force=True)  # Black B holds no queen
+    events += match.remove_illegal_drop(B, t=3)
+    events += match.play(match.parse_san(A, "hxg8=Q(d1)"), t=4)
+    events += match.set_result(1, A, "resign", t=5)
+    text = as_bpgn(events, "dsj")
+    assert "(clock not read)} {illegal Q@e5} {removed B:e5}" in text
+    assert "{steal B:d1}\n{w1 (WhiteA) resigns on board A} 0-1" in text
+
+    imported = pychess_import(text)
+    assert "error" not in imported["response"], imported["response"]
+    assert imported["moves"]["B"] == ["e2e4", "0000"]
+    assert (imported["moves"]["A"][-1], imported["result"]) == ("h7g8q", "b")
+    again = Match(get_preset("dsj"))
+    replay(parse_bpgn_game(text), again)
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))

@@ -93,7 +93,11 @@ _STEAL_RE: Final = re.compile(r"steal ([AB]):([a-h][1-8])")
 _ILLEGAL_RE: Final = re.compile(r"illegal ([PNBRQ]?@[a-h][1-8][+#]?)")
 _REMOVED_RE: Final = re.compile(r"removed ([AB]):([a-h][1-8])")
 _MASKED_RE: Final = re.compile(r"move (\S+)")  # a move plain readers cannot follow (a steal's wake)
-_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE, _MASKED_RE)
+# Where a move carries comments but its clock was not read, pychess-variants would take the first
+# comment for the clock and fail: we write the seat's last clock with this mark first instead.
+UNREAD_CLOCK_MARK: Final = "(clock not read)"
+_UNREAD_RE: Final = re.compile(r"-?\d+(?:\.\d+)? \(clock not read\)")
+_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE, _MASKED_RE, _UNREAD_RE)
 _CHESSCOM_KNIGHT_DROP: Final = "$146@"  # chess.com's export glitch for "N@"
 _TAG_RE: Final = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]', re.DOTALL)
 _TAG_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+")
@@ -621,10 +625,13 @@ class _MoveNotes:
     illegal: str | None = None
     removal: tuple[BoardId, chess.Square] | None = None
     masked: str | None = None
+    unread_mark: bool = False
     rest: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
-        if found := _STEAL_RE.fullmatch(text):
+        if self._nothing_yet and _UNREAD_RE.fullmatch(text):
+            self.unread_mark = True  # the writer's stand-in for a clock it did not read
+        elif found := _STEAL_RE.fullmatch(text):
             _only_once(self.steal, "steal")
             self.steal = BoardId(found[1]), chess.parse_square(found[2])
         elif found := _ILLEGAL_RE.fullmatch(text):
@@ -640,6 +647,11 @@ class _MoveNotes:
             self.clock = clock
         else:
             self.rest.append(text)
+
+    @property
+    def _nothing_yet(self) -> bool:
+        found = (self.clock, self.steal, self.illegal, self.removal, self.masked)
+        return not self.unread_mark and not self.rest and all(item is None for item in found)
 
 
 def _only_once(seen: object, what: str) -> None:
@@ -709,11 +721,22 @@ def _tag_lines(tags: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _move_text(move: BpgnMove) -> str:
-    """The clock first: pychess-variants reads the first comment after a move as its clock."""
+def _move_text(move: BpgnMove, last_clock: float, *, closes: bool = False) -> str:
+    """The clock first: pychess-variants reads the first comment after a move as its clock and
+    fails on other text there. A move whose clock was not read but that has comments (or whose
+    next comment is the closing one, ``closes``) gets ``{<last_clock> (clock not read)}`` first:
+    the value pychess-variants assumes anyway, a mark our reader drops."""
     text = f"{move.label} {move.written_san}"
+    notes = _annotations(move)
     if move.clock is not None:
         text += f"{{{format_clock(move.clock)}}}"
+    elif notes or closes:
+        text += f"{{{format_clock(last_clock)} {UNREAD_CLOCK_MARK}}}"
+    return text + "".join(f" {{{comment}}}" for comment in notes)
+
+
+def _annotations(move: BpgnMove) -> list[str]:
+    """Our dialect's comments (steal, masked/illegal move, removal), then the move's own."""
     notes = list(move.comments)
     if move.removal is not None:
         notes.insert(0, removed_comment(*move.removal))
@@ -723,7 +746,7 @@ def _move_text(move: BpgnMove) -> str:
         notes.insert(0, masked_comment(move.san))
     if move.steal is not None:
         notes.insert(0, steal_comment(*move.steal))
-    return text + "".join(f" {{{comment}}}" for comment in notes)
+    return notes
 
 
 def _closing_needed(game: BpgnGame) -> bool:
@@ -739,9 +762,17 @@ def write_bpgn(game: BpgnGame) -> str:
     """The game as bughousedb writes it: tags, opening comments, one line of moves, the end."""
     lines = _tag_lines(game.tags)
     lines.extend(f"{{{comment}}}" for comment in game.comments)
+    closing = _closing_needed(game)
     if game.moves:
-        lines.append(" ".join(_move_text(move) for move in game.moves))
-    ending = f"{{{game.closing_comment}}} " if _closing_needed(game) else ""
+        last_clock: dict[Seat, float] = {}
+        texts: list[str] = []
+        for index, move in enumerate(game.moves):
+            closes = closing and index == len(game.moves) - 1
+            texts.append(_move_text(move, last_clock.get(move.seat, 0.0), closes=closes))
+            if move.clock is not None:
+                last_clock[move.seat] = move.clock
+        lines.append(" ".join(texts))
+    ending = f"{{{game.closing_comment}}} " if closing else ""
     lines.append(ending + game.result)
     return "\n".join(lines) + "\n"
 
