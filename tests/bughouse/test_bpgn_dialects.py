@@ -23,7 +23,14 @@ from bughouse_bridge.bughouse.bpgn import (
     replay,
     write_bpgn,
 )
-from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided, ResultRevoked
+from bughouse_bridge.bughouse.events import (
+    MatchEvent,
+    PocketSet,
+    PositionAccepted,
+    ResultDecided,
+    ResultRevoked,
+    Takeback,
+)
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
@@ -317,3 +324,24 @@ def test_the_unread_mark_is_reserved(value):
     comment = f"{format_clock(value)} (clock not read)"
     with pytest.raises(BpgnError, match="annotation"):
         BpgnMove(A, W, 1, "e4", 1.0, comments=(comment,))
+
+
+# --------------------------------------------------------------------------------------------
+# Arbiter corrections (accept, set_pocket) as comments
+
+
+def test_corrections_are_comments_after_the_move_they_followed():
+    match = Match(get_preset("dsj"))
+    accepted = PositionAccepted(0.5, A, 0, "8/8/8/8/8/8/8/K6k[] w - - 0 1", match.pockets())
+    events: list[MatchEvent] = [accepted]  # before any move: an opening comment
+    events += match.play(match.parse_san(B, "e4"), t=1, clock_ms=60_000)
+    events += match.play(match.parse_san(B, "e5"), t=2, clock_ms=59_000)
+    events.append(PocketSet(3, B, W, "PN", match.fen(B), match.pockets()))
+    events.append(Takeback(4, B, 1))  # e5 goes: the pocket comment moves to e4
+    game = game_from_match_log(events)
+    assert game.comments == ("accepted A: 8/8/8/8/8/8/8/K6k[] w - - 0 1",)
+    assert [(m.san, m.comments) for m in game.moves] == [("e4", ("pocket B white: PN",))]
+    assert all(not m.masked for m in game.moves)  # e4 is what a plain reader reads too
+    text = write_bpgn(game)
+    assert "1B. e4{60} {pocket B white: PN}\n{} *" in text
+    assert parse_bpgn_game(text) == game

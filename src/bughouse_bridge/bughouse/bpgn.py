@@ -60,6 +60,8 @@ import chess.variant
 from bughouse_bridge.bughouse.events import (
     Alert,
     MovePlayed,
+    PocketSet,
+    PositionAccepted,
     ResultDecided,
     ResultRevoked,
     StealInfo,
@@ -940,14 +942,17 @@ def game_from_match_log(
     Besides moves, takebacks and results the stream may hold the ``illegal_drop_removed`` alerts
     (row 9): they become the ``removal`` of the half-move before them. Moves read after a
     standing result are not part of the game; a revoked result lets them in, and the move before
-    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``). ``fens``: the
-    start positions when the match began from set-up ones (as ``Match`` takes them).
+    the revocation says so in a comment (``{result 0-1 revoked: wrong board}``). An arbiter's
+    correction (``PositionAccepted``, ``PocketSet``) becomes a comment after the move it followed
+    (an opening comment before the first move): ``{accepted A: <FEN>}``, ``{pocket A white: PPN}``;
+    a takeback of that move hands it to the move before. ``fens``: the start positions when the
+    match began from set-up ones (as ``Match`` takes them).
     """
     entries: list[_Entry] = []
     decided: ResultDecided | None = None
     cut: int | None = None  # how many entries the game had when its result was decided
     for event in events:
-        if isinstance(event, MovePlayed | ResultRevoked) or _is_removal(event):
+        if isinstance(event, MovePlayed | ResultRevoked | Correction) or _is_removal(event):
             entries.append(event)  # type: ignore[arg-type]  # _is_removal narrows to Alert
         if isinstance(event, Takeback):
             entries = _after_takeback(entries, event)
@@ -959,9 +964,12 @@ def game_from_match_log(
             decided, cut = None, None
     kept = entries if cut is None else entries[:cut]
     played = _played_moves(kept)
-    game = game_from_moves(played, tags=tags, comments=comments)
+    before_first = _corrections_before_first_move(kept)
+    game = game_from_moves(played, tags=tags, comments=[*comments, *before_first])
     ucis = [move.uci for move in played]
-    game = replace(game, moves=mask_unfollowable(game.moves, ucis, fens=fens))
+    corrected = any(isinstance(entry, Correction) for entry in kept)
+    masked = mask_unfollowable(game.moves, ucis, fens=fens, diverged=corrected)
+    game = replace(game, moves=masked)
     if decided is None:
         return game
     result = team_result(decided.winner_team)
@@ -971,18 +979,35 @@ def game_from_match_log(
     )
 
 
-_Entry = MovePlayed | Alert | ResultRevoked  # what the record keeps in time order
+Correction = PositionAccepted | PocketSet  # an arbiter's correction, a comment in the record
+_Entry = MovePlayed | Alert | ResultRevoked | Correction  # what the record keeps in time order
+
+
+def correction_comment(event: PositionAccepted | PocketSet) -> str:
+    """The BPGN comment of an arbiter's correction (machine-readable, like ``steal``)."""
+    if isinstance(event, PositionAccepted):
+        return f"accepted {event.board}: {event.fen}"
+    return f"pocket {event.board} {color_name(event.color)}: {event.pieces}"
+
+
+def _corrections_before_first_move(entries: Sequence[_Entry]) -> list[str]:
+    texts: list[str] = []
+    for entry in entries:
+        if isinstance(entry, MovePlayed):
+            break
+        if isinstance(entry, Correction):
+            texts.append(correction_comment(entry))
+    return texts
 
 
 def is_record_event(event: MatchEvent) -> bool:
     """Whether ``event`` changes the game record: the bridge keeps these for
     :func:`game_from_match_log` and republishes the BPGN after each.
 
-    Hook: arbiter entries that should show in the record as comments (``accept``,
-    ``set_pocket``) belong here and in :func:`_played_moves` once the match log has their event
-    types.
+    Arbiter corrections (``accept``, ``set_pocket``) are written as comments
+    (:func:`correction_comment`).
     """
-    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked
+    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked | Correction
     return isinstance(event, record_types) or _is_removal(event)
 
 
@@ -991,6 +1016,7 @@ def mask_unfollowable(
     ucis: Sequence[str | None] | None = None,
     *,
     fens: Mapping[BoardId, str] | None = None,
+    diverged: bool = False,
 ) -> tuple[BpgnMove, ...]:
     """Mark the moves a plain bughouse reader cannot follow, so that it passes instead of failing.
 
@@ -1000,9 +1026,10 @@ def mask_unfollowable(
     is then illegal for it, or means another move there (``ucis``: what was played, when known),
     is written as a null move ``-- {move Nf3}`` (``masked``), so it keeps reading and agrees with
     us again wherever the positions meet. Games without a steal or a forced drop are returned
-    unchanged: every move in them is FICS-legal. ``fens``: set-up start positions, if any.
+    unchanged: every move in them is FICS-legal. ``fens``: set-up start positions, if any;
+    ``diverged``: the positions differ for another reason (an arbiter's correction).
     """
-    if not any(move.steal is not None or move.forced for move in moves):
+    if not diverged and not any(move.steal is not None or move.forced for move in moves):
         return tuple(moves)
     shadow = _PlainReader(fens or {})
     played = list(ucis) if ucis is not None else [None] * len(moves)
@@ -1062,10 +1089,9 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
     moves: list[PlayedMove] = []
     last_color: dict[BoardId, chess.Color] = {}
     for entry in entries:
-        if isinstance(entry, ResultRevoked):
-            if moves:
-                note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
-                comments = (*moves[-1].comments, normalize_comment(note.replace("}", ")")))
+        if isinstance(entry, ResultRevoked | Correction):
+            if moves:  # before the first move, a correction is an opening comment
+                comments = (*moves[-1].comments, _note_of(entry))
                 moves[-1] = replace(moves[-1], comments=comments)
             continue
         if isinstance(entry, Alert):
@@ -1078,6 +1104,14 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
         last_color[entry.board] = entry.color
         moves.append(_played_move(entry))
     return moves
+
+
+def _note_of(entry: ResultRevoked | Correction) -> str:
+    if isinstance(entry, ResultRevoked):
+        note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
+    else:
+        note = correction_comment(entry)
+    return normalize_comment(note.replace("}", ")"))
 
 
 def _played_move(event: MovePlayed) -> PlayedMove:
@@ -1098,7 +1132,8 @@ def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
     kept: list[_Entry] = []
     plies = 0
     for entry in entries:
-        if not isinstance(entry, ResultRevoked) and entry.board is takeback.board:
+        on_board = isinstance(entry, MovePlayed | Alert) and entry.board is takeback.board
+        if on_board:
             if isinstance(entry, MovePlayed):
                 plies += 1
             if plies > takeback.ply:

@@ -143,6 +143,29 @@ class Takeback:
     ply: int  # the board's ply count after the takeback
 
 
+@dataclass(frozen=True, slots=True)
+class PositionAccepted:
+    """The arbiter accepted the physical placement of ``board``: its log and plies go on."""
+
+    t: float
+    board: BoardId
+    ply: int  # unchanged: the board's ply count, the accepted position follows it
+    fen: str  # crazyhouse FEN of the board after the correction
+    pockets: Pockets
+
+
+@dataclass(frozen=True, slots=True)
+class PocketSet:
+    """The arbiter set one pocket explicitly (the bridge cannot know it, e.g. after an accept)."""
+
+    t: float
+    board: BoardId
+    color: chess.Color
+    pieces: str  # upper-case letters in the order P N B R Q
+    fen: str
+    pockets: Pockets
+
+
 class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
@@ -185,4 +208,6 @@ MatchEvent = (
     | Takeback
     | Alert
     | LinkChanged
+    | PositionAccepted
+    | PocketSet
 )
