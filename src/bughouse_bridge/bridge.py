@@ -317,7 +317,10 @@ class Bridge:
         }
 
     def bpgn_text(self) -> str:
-        return write_bpgn(game_from_match_log(self._game_events, tags=self._bpgn_tags()))
+        game = game_from_match_log(
+            self._game_events, tags=self._bpgn_tags(), fens=self._config.start_fens
+        )
+        return write_bpgn(game)
 
     @property
     def game_decided(self) -> bool:

@@ -276,7 +276,8 @@ def test_writer_joins_elo_tags_and_attaches_clocks():
         '[WhiteA "x"][WhiteAElo "2051"]',
         '[Event "e"]',
         '[Result "*"]',
-        "1A. e4{118.585} 1B. d4",
+        # no clock read for d4, yet a comment follows: the seat's last clock, marked
+        "1A. e4{118.585} 1B. d4{0 (clock not read)}",
         "{done} *",
     ]
 

@@ -16,13 +16,21 @@ from bughouse_bridge.bughouse.bpgn import (
     BpgnMove,
     BpgnReplayError,
     chesscom_clock,
+    format_clock,
     game_from_match_log,
     parse_bpgn_game,
     record_date_tags,
     replay,
     write_bpgn,
 )
-from bughouse_bridge.bughouse.events import MatchEvent, ResultDecided, ResultRevoked
+from bughouse_bridge.bughouse.events import (
+    MatchEvent,
+    PocketSet,
+    PositionAccepted,
+    ResultDecided,
+    ResultRevoked,
+    Takeback,
+)
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
@@ -183,7 +191,8 @@ def test_force_lets_an_illegal_drop_of_a_foreign_file_stand():
     steps = replay(game, match, force=True)
     assert steps[1].events[0].forced  # type: ignore[union-attr]
     assert match.board_fen(A).split("/")[2] == "5n2"
-    assert "1a. --{" not in write_bpgn(game_from_match_log(e for s in steps for e in s.events))
+    text = write_bpgn(game_from_match_log(e for s in steps for e in s.events))
+    assert "1a. --{0 (clock not read)} {illegal N@f6} 2A. d4" in text
 
 
 @given(
@@ -235,3 +244,104 @@ def test_emulate_refuses_a_game_with_an_illegal_drop_that_stood(tmp_path, capsys
     path.write_text(write_bpgn(game_from_match_log(events)), encoding="utf-8")
     assert main(["emulate", str(path)]) == 1
     assert "illegal drop that stood (1a. N@f6" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# Moves a plain reader cannot follow after a steal
+
+
+def steal_then_king_walk() -> tuple[Match, list[MatchEvent]]:
+    match = Match(get_preset("dsj"))
+    events: list[MatchEvent] = []
+    for board, san in [
+        *((A, san) for san in ("e4", "f5", "exf5", "g6", "fxg6", "Nf6", "gxh7", "Rg8")),
+        (B, "e4"),
+        (B, "e5"),
+        (A, "hxg8=Q(d1)"),  # White A takes White B's queen (row 4)
+        (B, "Kd1"),  # legal here, blocked by the queen a plain reader still sees on d1
+        (B, "Nc6"),
+    ]:
+        events += match.play(match.parse_san(board, san), t=0, clock_ms=60_000)
+    return match, events
+
+
+def test_a_move_a_plain_reader_cannot_follow_is_masked_and_reads_back():
+    match, events = steal_then_king_walk()
+    game = game_from_match_log(events)
+    assert [(m.label, m.san) for m in game.moves if m.masked] == [("2B.", "Kd1")]
+    text = write_bpgn(game)
+    assert "2B. --{60} {move Kd1} 2b. Nc6{60}" in text
+    again = Match(get_preset("dsj"))
+    replay(parse_bpgn_game(text), again)
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))
+
+
+def test_without_a_steal_or_a_forced_drop_nothing_is_masked():
+    match = Match(get_preset("dsj"))
+    events = match.play(match.parse_san(A, "e4"), t=0)
+    events += match.play(match.parse_san(A, "d5"), t=1)
+    events += match.play(match.parse_san(A, "exd5"), t=2)
+    events += match.play(match.parse_san(B, "d4"), t=3)
+    events += match.play(match.parse_san(B, "P@d6"), t=4)  # the captured pawn, dropped by Black B
+    assert not any(move.masked for move in game_from_match_log(events).moves)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1A. e4 {move e4} *", "null move"),
+        ("1A. -- {illegal P@e5} {move e4} *", "both forced"),
+        ("1A. -- {move e4} {move d4} *", "only once"),
+    ],
+)
+def test_misplaced_move_annotations_are_clear_errors(text, message):
+    with pytest.raises(BpgnError, match=message):
+        parse_bpgn_game(text)
+
+
+# --------------------------------------------------------------------------------------------
+# Clocks that were not read
+
+
+def test_a_clock_not_read_before_a_comment_is_the_seats_last_one_marked_and_reads_as_none():
+    game = BpgnGame(
+        moves=(
+            BpgnMove(A, W, 1, "e4", 118.5),
+            BpgnMove(A, K, 1, "e5", None),
+            BpgnMove(A, W, 2, "Nf3", None, comments=("a note",)),
+            BpgnMove(A, K, 2, "Nc6", None, removal=(A, chess.E4)),
+        ),
+        closing_comment="the end",
+    )
+    text = write_bpgn(game)
+    assert "1a. e5 2A. Nf3{118.5 (clock not read)} {a note}" in text  # e5: nothing to shield
+    assert "2a. Nc6{0 (clock not read)} {removed A:e4}\n{the end} *" in text
+    assert parse_bpgn_game(text) == game
+
+
+@given(st.floats(0, 10_000, allow_nan=False).map(lambda x: round(x, 3)))
+def test_the_unread_mark_is_reserved(value):
+    comment = f"{format_clock(value)} (clock not read)"
+    with pytest.raises(BpgnError, match="annotation"):
+        BpgnMove(A, W, 1, "e4", 1.0, comments=(comment,))
+
+
+# --------------------------------------------------------------------------------------------
+# Arbiter corrections (accept, set_pocket) as comments
+
+
+def test_corrections_are_comments_after_the_move_they_followed():
+    match = Match(get_preset("dsj"))
+    accepted = PositionAccepted(0.5, A, 0, "8/8/8/8/8/8/8/K6k[] w - - 0 1", match.pockets())
+    events: list[MatchEvent] = [accepted]  # before any move: an opening comment
+    events += match.play(match.parse_san(B, "e4"), t=1, clock_ms=60_000)
+    events += match.play(match.parse_san(B, "e5"), t=2, clock_ms=59_000)
+    events.append(PocketSet(3, B, W, "PN", match.fen(B), match.pockets()))
+    events.append(Takeback(4, B, 1))  # e5 goes: the pocket comment moves to e4
+    game = game_from_match_log(events)
+    assert game.comments == ("accepted A: 8/8/8/8/8/8/8/K6k[] w - - 0 1",)
+    assert [(m.san, m.comments) for m in game.moves] == [("e4", ("pocket B white: PN",))]
+    assert all(not m.masked for m in game.moves)  # e4 is what a plain reader reads too
+    text = write_bpgn(game)
+    assert "1B. e4{60} {pocket B white: PN}\n{} *" in text
+    assert parse_bpgn_game(text) == game

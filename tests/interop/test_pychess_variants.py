@@ -187,23 +187,60 @@ def test_an_illegal_drop_and_its_removal_import_and_keep_the_positions(preset):
     assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))
 
 
-def test_a_steal_promotion_imports_and_agrees_up_to_the_stolen_piece():
+def test_a_steal_promotion_imports_and_what_readers_cannot_follow_is_masked():
     match = Match(get_preset("dsj"))
     events = played(match, A, "e4", "f5", "exf5", "g6", "fxg6", "Nf6", "gxh7", "Rg8")
     events += played(match, B, "e4", "e5")
     events += played(match, A, "hxg8=Q(d1)")  # White A takes White B's queen from d1 (row 4)
-    events += played(match, B, "Nf3")
+    events += played(match, B, "Kd1", "Nc6")  # d1 is empty for us, not for a plain reader
     text = as_bpgn(events, "dsj")
-    assert "5A. hxg8=Q{60} {steal B:d1} 2B. Nf3{60}" in text  # the clock first, for pychess
+    assert "5A. hxg8=Q{60} {steal B:d1} 2B. --{60} {move Kd1} 2b. Nc6{60}" in text
 
     imported = pychess_import(text)
     assert "error" not in imported["response"], imported["response"]
     assert imported["moves"]["A"][-1] == "h7g8q"
-    assert imported["moves"]["B"] == ["e2e4", "e7e5", "g1f3"]
+    assert imported["moves"]["B"] == ["e2e4", "e7e5", "0000", "b8c6"]
     again = Match(get_preset("dsj"))
     replay(parse_bpgn_game(text), again)
-    assert again.fen(B) == match.fen(B)
-    assert again.board_fen(B).split("/")[-1] == "RNB1KB1R"  # the queen left board B
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))
+    assert again.board_fen(B).split("/")[-1] == "RNBK1BNR"  # the queen left, the king stepped in
+
+
+def random_dsj_game(seed: int, plies: int) -> tuple[Match, list[MatchEvent]]:
+    rng = random.Random(seed)
+    match = Match(get_preset("dsj"))
+    events: list[MatchEvent] = []
+    for index in range(plies):
+        board = rng.choice([A, B])
+        moves = match.legal_moves(board) or match.legal_moves(board.other)
+        if not moves or match.result is not None:
+            break
+        events += match.play(rng.choice(moves), t=float(index), clock_ms=100_000)
+    return match, events
+
+
+@settings(max_examples=6, deadline=None)  # a pychess subprocess per example
+@given(st.integers(0, 2**32 - 1), st.integers(60, 240))
+def test_random_dsj_games_with_steals_import_whole(seed, plies):
+    """Steal-promotions under dsj: pychess-variants imports every game, plays each move we did
+    or passes where it cannot follow (``masked``), and our reader replays our exact positions."""
+    match, events = random_dsj_game(seed, plies)
+    text = as_bpgn(events, "dsj")
+    game = parse_bpgn_game(text)
+    imported = pychess_import(text)
+    assert "error" not in imported["response"], imported["response"]
+    played_moves = [e for e in events if isinstance(e, MovePlayed)]
+    assert imported["moves"] == {
+        str(board): [
+            "0000" if written.masked else event.move.uci
+            for event, written in zip(played_moves, game.moves, strict=True)
+            if event.board is board
+        ]
+        for board in BoardId
+    }
+    again = Match(get_preset("dsj"))
+    replay(game, again)
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))
 
 
 def random_game(seed: int, plies: int) -> tuple[Match, list[MatchEvent]]:
@@ -238,3 +275,27 @@ def test_random_legal_games_import_move_for_move(seed, plies):
     }
     result = match.result
     assert imported["result"] == ("d" if result is None else TEAM_CODES[result.winner_team])
+
+
+def test_annotated_moves_without_a_read_clock_import_too():
+    """No clock connected: annotations must not be the first comment pychess-variants reads."""
+    match = Match(get_preset("dsj"))
+    events: list[MatchEvent] = []
+    for board, san in [*((A, s) for s in ("e4", "f5", "exf5", "g6", "fxg6", "Nf6", "gxh7", "Rg8"))]:
+        events += match.play(match.parse_san(board, san), t=0)
+    events += match.play(match.parse_san(B, "e4"), t=1)
+    events += match.play(drop(B, "q", "e5"), t=2, force=True)  # Black B holds no queen
+    events += match.remove_illegal_drop(B, t=3)
+    events += match.play(match.parse_san(A, "hxg8=Q(d1)"), t=4)
+    events += match.set_result(1, A, "resign", t=5)
+    text = as_bpgn(events, "dsj")
+    assert "(clock not read)} {illegal Q@e5} {removed B:e5}" in text
+    assert "{steal B:d1}\n{w1 (WhiteA) resigns on board A} 0-1" in text
+
+    imported = pychess_import(text)
+    assert "error" not in imported["response"], imported["response"]
+    assert imported["moves"]["B"] == ["e2e4", "0000"]
+    assert (imported["moves"]["A"][-1], imported["result"]) == ("h7g8q", "b")
+    again = Match(get_preset("dsj"))
+    replay(parse_bpgn_game(text), again)
+    assert (again.fen(A), again.fen(B)) == (match.fen(A), match.fen(B))

@@ -32,6 +32,9 @@ Extensions we write (other BPGN readers skip them, or replay the same positions)
 * An illegal drop that stood (row 9) is a null move with the drop in a comment:
   ``--{59.5} {illegal N@f6}``; its removal ``{removed A:f6}`` marks the half-move before it, and a
   bare ``--`` of the other side follows where the removal gives the move back to the offender.
+* After a steal or a forced drop, a move that a plain reader cannot follow in its (now different)
+  position is a null move with the move in a comment: ``-- {move Kd1}``
+  (:func:`mask_unfollowable`).
 
 Errors in the text raise :class:`BpgnError` (a ``ValueError``) with the 1-based line and column.
 
@@ -52,6 +55,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Final
 
 import chess
+import chess.variant
 
 from bughouse_bridge.bughouse.events import (
     Alert,
@@ -90,7 +94,12 @@ _CHESSCOM_CLOCK_RE: Final = re.compile(r"\[%clk (?:(\d+):)?(\d+):(\d+(?:\.\d+)?)
 _STEAL_RE: Final = re.compile(r"steal ([AB]):([a-h][1-8])")
 _ILLEGAL_RE: Final = re.compile(r"illegal ([PNBRQ]?@[a-h][1-8][+#]?)")
 _REMOVED_RE: Final = re.compile(r"removed ([AB]):([a-h][1-8])")
-_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE)
+_MASKED_RE: Final = re.compile(r"move (\S+)")  # a move plain readers cannot follow (a steal's wake)
+# Where a move carries comments but its clock was not read, pychess-variants would take the first
+# comment for the clock and fail: we write the seat's last clock with this mark first instead.
+UNREAD_CLOCK_MARK: Final = "(clock not read)"
+_UNREAD_RE: Final = re.compile(r"-?\d+(?:\.\d+)? \(clock not read\)")
+_RESERVED_RES: Final = (_STEAL_RE, _ILLEGAL_RE, _REMOVED_RE, _MASKED_RE, _UNREAD_RE)
 _CHESSCOM_KNIGHT_DROP: Final = "$146@"  # chess.com's export glitch for "N@"
 _TAG_RE: Final = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]', re.DOTALL)
 _TAG_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+")
@@ -172,6 +181,10 @@ def removed_comment(board: BoardId, square: chess.Square) -> str:
     return f"removed {board.value}:{chess.square_name(square)}"
 
 
+def masked_comment(san: str) -> str:
+    return f"move {san}"
+
+
 def format_clock(seconds: float) -> str:
     """Shortest exact positional form: ``298.21``, ``180``; never an exponent."""
     text = format(Decimal(repr(seconds)), "f")
@@ -200,7 +213,9 @@ class BpgnMove:
     ``forced``: an illegal drop that stood on the board (rules row 9); ``san`` is the drop, the
     file shows ``--`` (a null move) with ``{illegal P@b8}``. ``san == "--"`` alone is a null move
     that only keeps the turn order after a removal handed the move back. ``removal``: after this
-    half-move the illegal drop on that board and square was taken off.
+    half-move the illegal drop on that board and square was taken off. ``masked``: a legal move
+    that a plain bughouse reader cannot follow (its position differs after a steal or an illegal
+    drop); the file shows ``--`` with ``{move Nf3}``.
     """
 
     board: BoardId
@@ -212,6 +227,7 @@ class BpgnMove:
     steal: tuple[BoardId, chess.Square] | None = None
     forced: bool = False
     removal: tuple[BoardId, chess.Square] | None = None
+    masked: bool = False
 
     def __post_init__(self) -> None:
         if self.number < 1:
@@ -228,8 +244,10 @@ class BpgnMove:
             raise BpgnError(f"{self.san!r} is not a SAN move")
         if self.forced and _ILLEGAL_RE.fullmatch(illegal_comment(self.san)) is None:
             raise BpgnError(f"{self.san!r} is forced but only an illegal drop can stand (P@b8)")
-        if self.is_null and self.steal is not None:
-            raise BpgnError("a null move '--' cannot steal")
+        if self.is_null and (self.steal is not None or self.masked or self.forced):
+            raise BpgnError("a null move '--' cannot steal, be masked or be forced")
+        if self.forced and self.masked:
+            raise BpgnError(f"{self.san!r} cannot be both forced (illegal) and masked (legal)")
         if self.removal is not None and self.removal[1] not in chess.SQUARES:
             raise BpgnError(f"removal square {self.removal[1]!r} is not a square")
 
@@ -261,8 +279,8 @@ class BpgnMove:
 
     @property
     def written_san(self) -> str:
-        """What the movetext shows: a forced (illegal) drop is a null move for other readers."""
-        return NULL_SAN if self.forced else self.san
+        """What the movetext shows: a forced or masked move is a null move for other readers."""
+        return NULL_SAN if self.forced or self.masked else self.san
 
     @property
     def label(self) -> str:
@@ -577,11 +595,12 @@ def _make_move(
         except BpgnError as error:
             raise positions.error(error.reason, comment.offset) from None
     text = san.text
-    forced = notes.illegal is not None
-    if forced:
+    hidden = notes.illegal or notes.masked  # the real move behind a null move
+    if hidden is not None:
         if text != NULL_SAN:
-            raise positions.error(f"'illegal' annotates a null move '--', not {text!r}", san.offset)
-        text = notes.illegal or text
+            what = "'illegal'" if notes.illegal else "'move'"
+            raise positions.error(f"{what} annotates a null move '--', not {text!r}", san.offset)
+        text = hidden
     try:
         return BpgnMove(
             board,
@@ -591,8 +610,9 @@ def _make_move(
             notes.clock,
             tuple(notes.rest),
             notes.steal,
-            forced=forced,
+            forced=notes.illegal is not None,
             removal=notes.removal,
+            masked=notes.masked is not None,
         )
     except BpgnError as error:
         raise positions.error(error.reason, san.offset) from None
@@ -606,10 +626,14 @@ class _MoveNotes:
     steal: tuple[BoardId, chess.Square] | None = None
     illegal: str | None = None
     removal: tuple[BoardId, chess.Square] | None = None
+    masked: str | None = None
+    unread_mark: bool = False
     rest: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
-        if found := _STEAL_RE.fullmatch(text):
+        if self._nothing_yet and _UNREAD_RE.fullmatch(text):
+            self.unread_mark = True  # the writer's stand-in for a clock it did not read
+        elif found := _STEAL_RE.fullmatch(text):
             _only_once(self.steal, "steal")
             self.steal = BoardId(found[1]), chess.parse_square(found[2])
         elif found := _ILLEGAL_RE.fullmatch(text):
@@ -618,10 +642,18 @@ class _MoveNotes:
         elif found := _REMOVED_RE.fullmatch(text):
             _only_once(self.removal, "remove a drop")
             self.removal = BoardId(found[1]), chess.parse_square(found[2])
+        elif found := _MASKED_RE.fullmatch(text):
+            _only_once(self.masked, "be masked")
+            self.masked = found[1]
         elif self.clock is None and not self.rest and (clock := _clock_of(text)) is not None:
             self.clock = clock
         else:
             self.rest.append(text)
+
+    @property
+    def _nothing_yet(self) -> bool:
+        found = (self.clock, self.steal, self.illegal, self.removal, self.masked)
+        return not self.unread_mark and not self.rest and all(item is None for item in found)
 
 
 def _only_once(seen: object, what: str) -> None:
@@ -691,19 +723,32 @@ def _tag_lines(tags: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _move_text(move: BpgnMove) -> str:
-    """The clock first: pychess-variants reads the first comment after a move as its clock."""
+def _move_text(move: BpgnMove, last_clock: float, *, closes: bool = False) -> str:
+    """The clock first: pychess-variants reads the first comment after a move as its clock and
+    fails on other text there. A move whose clock was not read but that has comments (or whose
+    next comment is the closing one, ``closes``) gets ``{<last_clock> (clock not read)}`` first:
+    the value pychess-variants assumes anyway, a mark our reader drops."""
     text = f"{move.label} {move.written_san}"
+    notes = _annotations(move)
     if move.clock is not None:
         text += f"{{{format_clock(move.clock)}}}"
+    elif notes or closes:
+        text += f"{{{format_clock(last_clock)} {UNREAD_CLOCK_MARK}}}"
+    return text + "".join(f" {{{comment}}}" for comment in notes)
+
+
+def _annotations(move: BpgnMove) -> list[str]:
+    """Our dialect's comments (steal, masked/illegal move, removal), then the move's own."""
     notes = list(move.comments)
     if move.removal is not None:
         notes.insert(0, removed_comment(*move.removal))
     if move.forced:
         notes.insert(0, illegal_comment(move.san))
+    if move.masked:
+        notes.insert(0, masked_comment(move.san))
     if move.steal is not None:
         notes.insert(0, steal_comment(*move.steal))
-    return text + "".join(f" {{{comment}}}" for comment in notes)
+    return notes
 
 
 def _closing_needed(game: BpgnGame) -> bool:
@@ -719,9 +764,17 @@ def write_bpgn(game: BpgnGame) -> str:
     """The game as bughousedb writes it: tags, opening comments, one line of moves, the end."""
     lines = _tag_lines(game.tags)
     lines.extend(f"{{{comment}}}" for comment in game.comments)
+    closing = _closing_needed(game)
     if game.moves:
-        lines.append(" ".join(_move_text(move) for move in game.moves))
-    ending = f"{{{game.closing_comment}}} " if _closing_needed(game) else ""
+        last_clock: dict[Seat, float] = {}
+        texts: list[str] = []
+        for index, move in enumerate(game.moves):
+            closes = closing and index == len(game.moves) - 1
+            texts.append(_move_text(move, last_clock.get(move.seat, 0.0), closes=closes))
+            if move.clock is not None:
+                last_clock[move.seat] = move.clock
+        lines.append(" ".join(texts))
+    ending = f"{{{game.closing_comment}}} " if closing else ""
     lines.append(ending + game.result)
     return "\n".join(lines) + "\n"
 
@@ -750,6 +803,7 @@ class PlayedMove:
     comments: tuple[str, ...] = ()
     forced: bool = False
     removal: tuple[BoardId, chess.Square] | None = None
+    uci: str | None = None  # what was played (contract §3 UCI), to check what readers make of it
 
 
 PlayedMoveLike = PlayedMove | tuple[BoardId, chess.Color, str, float | None, StealLike]
@@ -881,6 +935,7 @@ def game_from_match_log(
     *,
     tags: Mapping[str, str] | None = None,
     comments: Sequence[str] = (),
+    fens: Mapping[BoardId, str] | None = None,
 ) -> BpgnGame:
     """The game so far, from the match's event stream: moves (takebacks undone) and result.
 
@@ -889,14 +944,15 @@ def game_from_match_log(
     standing result are not part of the game; a revoked result lets them in, and the move before
     the revocation says so in a comment (``{result 0-1 revoked: wrong board}``). An arbiter's
     correction (``PositionAccepted``, ``PocketSet``) becomes a comment after the move it followed
-    (an opening comment before the first move): ``{accepted A: <FEN>}``, ``{pocket A white: PPN}``
-    — see docs/bpgn.md.
+    (an opening comment before the first move): ``{accepted A: <FEN>}``, ``{pocket A white: PPN}``;
+    a takeback of that move hands it to the move before. ``fens``: the start positions when the
+    match began from set-up ones (as ``Match`` takes them).
     """
     entries: list[_Entry] = []
     decided: ResultDecided | None = None
     cut: int | None = None  # how many entries the game had when its result was decided
     for event in events:
-        if isinstance(event, _Kept) or _is_removal(event):
+        if isinstance(event, MovePlayed | ResultRevoked | Correction) or _is_removal(event):
             entries.append(event)  # type: ignore[arg-type]  # _is_removal narrows to Alert
         if isinstance(event, Takeback):
             entries = _after_takeback(entries, event)
@@ -907,8 +963,13 @@ def game_from_match_log(
         elif isinstance(event, ResultRevoked):
             decided, cut = None, None
     kept = entries if cut is None else entries[:cut]
-    opening = [correction_comment(e) for e in _before_first_move(kept)]
-    game = game_from_moves(_played_moves(kept), tags=tags, comments=[*comments, *opening])
+    played = _played_moves(kept)
+    before_first = _corrections_before_first_move(kept)
+    game = game_from_moves(played, tags=tags, comments=[*comments, *before_first])
+    ucis = [move.uci for move in played]
+    corrected = any(isinstance(entry, Correction) for entry in kept)
+    masked = mask_unfollowable(game.moves, ucis, fens=fens, diverged=corrected)
+    game = replace(game, moves=masked)
     if decided is None:
         return game
     result = team_result(decided.winner_team)
@@ -918,9 +979,8 @@ def game_from_match_log(
     )
 
 
-_Kept = MovePlayed | ResultRevoked | PositionAccepted | PocketSet
-_RecordTypes = _Kept | Takeback | ResultDecided
-_Entry = MovePlayed | Alert | ResultRevoked | PositionAccepted | PocketSet  # in time order
+Correction = PositionAccepted | PocketSet  # an arbiter's correction, a comment in the record
+_Entry = MovePlayed | Alert | ResultRevoked | Correction  # what the record keeps in time order
 
 
 def correction_comment(event: PositionAccepted | PocketSet) -> str:
@@ -930,24 +990,93 @@ def correction_comment(event: PositionAccepted | PocketSet) -> str:
     return f"pocket {event.board} {color_name(event.color)}: {event.pieces}"
 
 
-def _before_first_move(entries: Sequence[_Entry]) -> list[PositionAccepted | PocketSet]:
-    """Corrections made before any move: they open the record as comments."""
-    opening: list[PositionAccepted | PocketSet] = []
+def _corrections_before_first_move(entries: Sequence[_Entry]) -> list[str]:
+    texts: list[str] = []
     for entry in entries:
         if isinstance(entry, MovePlayed):
             break
-        if isinstance(entry, PositionAccepted | PocketSet):
-            opening.append(entry)
-    return opening
+        if isinstance(entry, Correction):
+            texts.append(correction_comment(entry))
+    return texts
 
 
 def is_record_event(event: MatchEvent) -> bool:
     """Whether ``event`` changes the game record: the bridge keeps these for
     :func:`game_from_match_log` and republishes the BPGN after each.
 
-    Arbiter corrections (``accept``, ``set_pocket``) count: they show as comments.
+    Arbiter corrections (``accept``, ``set_pocket``) are written as comments
+    (:func:`correction_comment`).
     """
-    return isinstance(event, _RecordTypes) or _is_removal(event)
+    record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked | Correction
+    return isinstance(event, record_types) or _is_removal(event)
+
+
+def mask_unfollowable(
+    moves: Sequence[BpgnMove],
+    ucis: Sequence[str | None] | None = None,
+    *,
+    fens: Mapping[BoardId, str] | None = None,
+    diverged: bool = False,
+) -> tuple[BpgnMove, ...]:
+    """Mark the moves a plain bughouse reader cannot follow, so that it passes instead of failing.
+
+    A plain reader (pychess-variants, python-chess-bughouse: FICS rules, no steals, no illegal
+    drops that stand) replays the moves in a shadow of two crazyhouse boards with bughouse pocket
+    routing. After a steal-promotion or a forced drop its position differs from ours; a move that
+    is then illegal for it, or means another move there (``ucis``: what was played, when known),
+    is written as a null move ``-- {move Nf3}`` (``masked``), so it keeps reading and agrees with
+    us again wherever the positions meet. Games without a steal or a forced drop are returned
+    unchanged: every move in them is FICS-legal. ``fens``: set-up start positions, if any;
+    ``diverged``: the positions differ for another reason (an arbiter's correction).
+    """
+    if not diverged and not any(move.steal is not None or move.forced for move in moves):
+        return tuple(moves)
+    shadow = _PlainReader(fens or {})
+    played = list(ucis) if ucis is not None else [None] * len(moves)
+    return tuple(shadow.follow(move, uci) for move, uci in zip(moves, played, strict=True))
+
+
+class _PlainReader:
+    """Two crazyhouse boards whose captures feed the partner's pocket: a plain BPGN reader."""
+
+    def __init__(self, fens: Mapping[BoardId, str]) -> None:
+        start = chess.variant.CrazyhouseBoard.starting_fen
+        self.boards = {
+            board: chess.variant.CrazyhouseBoard(fens.get(board, start)) for board in BoardId
+        }
+
+    def follow(self, move: BpgnMove, uci: str | None = None) -> BpgnMove:
+        board = self.boards[move.board]
+        plain = None if move.forced or move.is_null else self._parse(board, move)
+        if plain is not None and uci is not None and plain.uci() != uci:
+            plain = None  # the reader would play another move under the same SAN
+        if plain is None:
+            board.push(chess.Move.null())
+            followable = move.forced or move.is_null
+            return move if followable else replace(move, masked=True)
+        self._push(move.board, plain)
+        return move
+
+    @staticmethod
+    def _parse(board: chess.variant.CrazyhouseBoard, move: BpgnMove) -> chess.Move | None:
+        if board.turn != move.color:
+            return None
+        try:
+            return board.parse_san(move.san)
+        except ValueError:
+            return None
+
+    def _push(self, board_id: BoardId, move: chess.Move) -> None:
+        """Crazyhouse keeps a capture in the capturer's pocket; bughouse hands it to the partner,
+        who plays the other colour on the other board."""
+        board = self.boards[board_id]
+        mover = board.turn
+        before = [board.pockets[mover].count(piece) for piece in chess.PIECE_TYPES]
+        board.push(move)
+        for piece, count in zip(chess.PIECE_TYPES, before, strict=True):
+            for _ in range(board.pockets[mover].count(piece) - count):
+                board.pockets[mover].remove(piece)
+                self.boards[board_id.other].pockets[not mover].add(piece)
 
 
 def _is_removal(event: MatchEvent) -> bool:
@@ -960,15 +1089,9 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
     moves: list[PlayedMove] = []
     last_color: dict[BoardId, chess.Color] = {}
     for entry in entries:
-        if isinstance(entry, ResultRevoked):
-            if moves:
-                note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
-                comments = (*moves[-1].comments, normalize_comment(note.replace("}", ")")))
-                moves[-1] = replace(moves[-1], comments=comments)
-            continue
-        if isinstance(entry, PositionAccepted | PocketSet):
-            if moves:  # before the first move it is an opening comment (_before_first_move)
-                comments = (*moves[-1].comments, correction_comment(entry))
+        if isinstance(entry, ResultRevoked | Correction):
+            if moves:  # before the first move, a correction is an opening comment
+                comments = (*moves[-1].comments, _note_of(entry))
                 moves[-1] = replace(moves[-1], comments=comments)
             continue
         if isinstance(entry, Alert):
@@ -983,9 +1106,25 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
     return moves
 
 
+def _note_of(entry: ResultRevoked | Correction) -> str:
+    if isinstance(entry, ResultRevoked):
+        note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
+    else:
+        note = correction_comment(entry)
+    return normalize_comment(note.replace("}", ")"))
+
+
 def _played_move(event: MovePlayed) -> PlayedMove:
     clock = None if event.clock_ms is None else event.clock_ms / 1000
-    return PlayedMove(event.board, event.color, event.san, clock, event.steal, forced=event.forced)
+    return PlayedMove(
+        event.board,
+        event.color,
+        event.san,
+        clock,
+        event.steal,
+        forced=event.forced,
+        uci=event.move.uci,
+    )
 
 
 def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
@@ -993,7 +1132,8 @@ def _after_takeback(entries: list[_Entry], takeback: Takeback) -> list[_Entry]:
     kept: list[_Entry] = []
     plies = 0
     for entry in entries:
-        if isinstance(entry, MovePlayed | Alert) and entry.board is takeback.board:
+        on_board = isinstance(entry, MovePlayed | Alert) and entry.board is takeback.board
+        if on_board:
             if isinstance(entry, MovePlayed):
                 plies += 1
             if plies > takeback.ply:

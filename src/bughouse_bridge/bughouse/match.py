@@ -790,9 +790,9 @@ def _pocket_pieces(pieces: str) -> str:
     return letters
 
 
-def _bpgn_result(winner_team: int | None, board: BoardId) -> str:  # noqa: ARG001 - see below
-    """Team-relative, as the BPGN ``[Result]`` we write (docs/bpgn.md): "1-0" = White A and
-    Black B won, on whichever board; ``board`` stays in the signature for callers' clarity."""
+def _bpgn_result(winner_team: int | None, board: BoardId) -> str:  # noqa: ARG001 - see docstring
+    """Team-relative, as the BPGN ``[Result]`` we write (docs/bpgn.md, "The result"): "1-0" =
+    White A and Black B won, whichever ``board`` decided (it no longer changes the answer)."""
     if winner_team is None:
         return "1/2-1/2"
     return "1-0" if Seat(BoardId.A, chess.WHITE).team == winner_team else "0-1"
