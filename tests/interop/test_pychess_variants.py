@@ -7,9 +7,9 @@ steal-promotion (row 4) import without error and agree with the bridge up to whe
 follow (docs/bpgn.md, "Our dialect").
 
 pychess-variants is AGPL-3.0 and is not part of this repository. The tests look for its
-``bug/`` and ``bugchess/`` packages in ``$BUGHOUSE_PYCHESS_VARIANTS``, in the team's vendored copy
-next to the checkout (``../shared/vendor/pychess-variants``) or where ``scripts/test-extra``
-fetches it (``.cache/pychess-variants/server``), and skip with that explanation otherwise.
+``bug/`` and ``bugchess/`` packages in ``$BUGHOUSE_PYCHESS_VARIANTS`` or in the team's vendored
+copy next to the checkout (``../shared/vendor/pychess-variants``, which CI has), and skip with
+that explanation otherwise.
 """
 
 from __future__ import annotations
@@ -49,10 +49,7 @@ from bughouse_bridge.topics import Teams
 A, B = BoardId.A, BoardId.B
 REPO = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("pychess_runner.py")
-CANDIDATES = (
-    REPO.parent / "shared" / "vendor" / "pychess-variants",
-    REPO / ".cache" / "pychess-variants" / "server",
-)
+CANDIDATES = (REPO.parent / "shared" / "vendor" / "pychess-variants",)
 TEAM_CODES = {0: "a", 1: "b", None: "c"}  # pychess: "a" = 1-0 = White A + Black B won
 
 
@@ -66,8 +63,8 @@ def pychess_dir() -> Path | None:
 
 pytestmark = pytest.mark.skipif(
     pychess_dir() is None,
-    reason="pychess-variants' importer (AGPL-3.0, not in this repository) was not found: run "
-    "scripts/test-extra or set BUGHOUSE_PYCHESS_VARIANTS to a folder with its bug/ and bugchess/",
+    reason="pychess-variants' importer (AGPL-3.0, not in this repository) was not found next to "
+    "the checkout (../shared/vendor/pychess-variants): set BUGHOUSE_PYCHESS_VARIANTS to a folder with its bug/ and bugchess/",
 )
 
 
