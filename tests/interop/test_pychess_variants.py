@@ -64,7 +64,8 @@ def pychess_dir() -> Path | None:
 pytestmark = pytest.mark.skipif(
     pychess_dir() is None,
     reason="pychess-variants' importer (AGPL-3.0, not in this repository) was not found next to "
-    "the checkout (../shared/vendor/pychess-variants): set BUGHOUSE_PYCHESS_VARIANTS to a folder with its bug/ and bugchess/",
+    "the checkout (../shared/vendor/pychess-variants): set BUGHOUSE_PYCHESS_VARIANTS to a "
+    "folder with its bug/ and bugchess/",
 )
 
 
