@@ -220,11 +220,13 @@ class Bridge:
         self.last_command_failure = None
         transaction: str | int | None = None
         checkpoint = None
+        read_only = True
         try:
             request = parse_request(payload)
             transaction = transaction_of(request)
             handler = self._handler(verb)
-            checkpoint = None if verb in READ_ONLY_VERBS else self._checkpoint()
+            read_only = verb in READ_ONLY_VERBS
+            checkpoint = None if read_only else self._checkpoint()
             result, output = handler(request, now)
         except (CommandError, RequestError) as error:
             return {"transaction": transaction, "ok": False, "error": str(error)}, Output()
@@ -232,9 +234,11 @@ class Bridge:
             if checkpoint is not None:
                 self._restore(checkpoint)
             self.last_command_failure = error
+            undone = checkpoint is not None or read_only
             sentence = (
                 f"the bridge failed to carry out {printable_verb(verb)} "
-                f"({type(error).__name__}); nothing was changed"
+                f"({type(error).__name__}); "
+                + ("nothing was changed" if undone else "ask for status: it may be partly done")
             )
             return {"transaction": transaction, "ok": False, "error": sentence}, Output()
         return {"transaction": transaction, "ok": True, **result}, output
@@ -544,8 +548,9 @@ class Bridge:
             raise CommandError(f"cannot set that pocket: {error}") from error
         return {"pockets": match.pockets().as_dict()}, self._handle(events, now)
 
-    def _checkpoint(self) -> tuple[object, ...]:
-        """Everything a command may change, copied, so a failing command can be undone."""
+    def _checkpoint(self) -> tuple[object, ...] | None:
+        """Everything a command may change, copied, so a failing command can be undone
+        (None if some part cannot be copied: the command then runs without a safety net)."""
         config = self._config
         # The frozen configuration is shared, not copied (it holds mapping proxies).
         shared: dict[int, Any] = {
@@ -553,7 +558,10 @@ class Bridge:
             for shared_object in (config, config.rules, config.reconstructor, self._factory)
         }
         state = (self._reconstructor, self._views, self._game_events, self._next_seq, self._devices)
-        return copy.deepcopy(state, shared)
+        try:
+            return copy.deepcopy(state, shared)
+        except Exception:  # noqa: BLE001 - state that cannot be copied must not block commands
+            return None
 
     def _restore(self, checkpoint: tuple[object, ...]) -> None:
         reconstructor, views, game_events, next_seq, devices = checkpoint
