@@ -156,6 +156,7 @@ class Bridge:
         self._next_seq = config.first_seq
         self._publish_from_seq = 0
         self.last_command_failure: Exception | None = None
+        self._failed_inputs: set[tuple[str, str | None, str]] = set()
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -249,8 +250,14 @@ class Bridge:
         """An alert for an input the shell could not process (a bug); the input is skipped.
 
         The shell calls this both live and when it replays the journal, at the same place, so the
-        event numbering of a resume stays exact.
+        event numbering of a resume stays exact. Only the first failure of each kind (input, link,
+        exception type) is alerted: a part that keeps failing must not flood the arbiters; the
+        shell logs every one.
         """
+        kind = (what, link, type(error).__name__)
+        if kind in self._failed_inputs:
+            return Output()
+        self._failed_inputs.add(kind)
         board = self._devices[link].board if link in self._devices else None
         alert = Alert(
             t=now,
@@ -261,7 +268,8 @@ class Bridge:
             rule=None,
             message=(
                 f"The bridge could not process one input ({what}) and skipped it; "
-                "if a board looks wrong, ask for a resync."
+                "if a board looks wrong, ask for a resync. Further failures of this kind are "
+                "only logged."
             ),
             details={"input": what, "link": link, "error": type(error).__name__},
         )
