@@ -37,11 +37,36 @@ class Mosquitto:
         """``websockets`` adds an MQTT-over-WebSocket listener on ``ws_port`` (for the web page);
         ``users`` (name -> password) and ``acl`` (a mosquitto ACL file's text) apply to every
         listener; anonymous clients stay allowed (the ACL decides what they may do)."""
-        self.port = free_port()
-        self.ws_port = free_port() if websockets else None
+        self.workdir = workdir
+        self.persistence = persistence
+        self.websockets = websockets
         self.conf = workdir / "mosquitto.conf"
+        self._access = self._access_lines(users, acl)
+        self._configure()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._started_once = False
+
+    def _access_lines(self, users: dict[str, str] | None, acl: str | None) -> list[str]:
+        lines = []
+        if users:
+            passwords = self.workdir / "mosquitto.passwd"
+            passwords.write_text("")
+            for name, password in users.items():
+                subprocess.run(
+                    [str(MOSQUITTO_PASSWD), "-b", str(passwords), name, password], check=True
+                )
+            lines.append(f"password_file {passwords}")
+        if acl is not None:
+            acl_file = self.workdir / "mosquitto.acl"
+            acl_file.write_text(acl)
+            lines.append(f"acl_file {acl_file}")
+        return lines
+
+    def _configure(self) -> None:
+        self.port = free_port()
+        self.ws_port = free_port() if self.websockets else None
         # With persistence the broker saves its sessions when stopped and loads them again.
-        kept = f"true\npersistence_location {workdir}/" if persistence else "false"
+        kept = f"true\npersistence_location {self.workdir}/" if self.persistence else "false"
         lines = [
             "per_listener_settings false",
             f"listener {self.port} 127.0.0.1",
@@ -54,29 +79,35 @@ class Mosquitto:
         if os.geteuid() == 0:
             # Started as root, mosquitto drops to its own user, who cannot read our 0700 tmp dir.
             lines.append("user root")
-        if users:
-            passwords = workdir / "mosquitto.passwd"
-            passwords.write_text("")
-            for name, password in users.items():
-                subprocess.run(
-                    [str(MOSQUITTO_PASSWD), "-b", str(passwords), name, password], check=True
-                )
-            lines.append(f"password_file {passwords}")
-        if acl is not None:
-            acl_file = workdir / "mosquitto.acl"
-            acl_file.write_text(acl)
-            lines.append(f"acl_file {acl_file}")
-        self.conf.write_text("\n".join(lines) + "\n")
-        self.process: subprocess.Popen[bytes] | None = None
+        self.conf.write_text("\n".join([*lines, *self._access]) + "\n")
 
     def start(self) -> None:
+        """Start the broker. Under pytest-xdist another worker may take a spare port between
+        ``free_port()`` and mosquitto's bind: the first start then tries new ports (a restart
+        keeps its ports, since clients reconnect to them)."""
+        for _ in range(3):
+            if self._try_start():
+                self._started_once = True
+                return
+            if self._started_once:
+                break
+            self._configure()
+        raise RuntimeError("mosquitto did not start")
+
+    def _try_start(self) -> bool:
         self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(self.conf)])
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
+            if self.process.poll() is not None:  # exited: most likely a port was taken
+                self.process = None
+                return False
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
+                return True
             time.sleep(0.05)
-        raise RuntimeError("mosquitto did not start")
+        self.process.kill()
+        self.process.wait(10)
+        self.process = None
+        return False
 
     def stop(self) -> None:
         if self.process is not None:

@@ -184,6 +184,7 @@ class Bridge:
         self._publish_from_seq = 0
         self.last_command_failure: Exception | None = None
         self._hall = HallTable.of(config.match_id)
+        self._failed_inputs: set[tuple[str, str | None, str]] = set()
         self._start_new_game()
 
     # -- the shell's entry points -------------------------------------------------------------
@@ -248,11 +249,13 @@ class Bridge:
         self.last_command_failure = None
         transaction: str | int | None = None
         checkpoint = None
+        read_only = True
         try:
             request = parse_request(payload, VERB_LIMITS.get(verb, DEFAULT_LIMITS))
             transaction = transaction_of(request)
             handler = self._handler(verb)
-            checkpoint = None if verb in READ_ONLY_VERBS else self._checkpoint()
+            read_only = verb in READ_ONLY_VERBS
+            checkpoint = None if read_only else self._checkpoint()
             result, output = handler(request, now)
         except (CommandError, RequestError) as error:
             return {"transaction": transaction, "ok": False, "error": str(error)}, Output()
@@ -260,9 +263,11 @@ class Bridge:
             if checkpoint is not None:
                 self._restore(checkpoint)
             self.last_command_failure = error
+            undone = checkpoint is not None or read_only
             sentence = (
                 f"the bridge failed to carry out {printable_verb(verb)} "
-                f"({type(error).__name__}); nothing was changed"
+                f"({type(error).__name__}); "
+                + ("nothing was changed" if undone else "ask for status: it may be partly done")
             )
             return {"transaction": transaction, "ok": False, "error": sentence}, Output()
         return {"transaction": transaction, "ok": True, **result}, output
@@ -273,8 +278,14 @@ class Bridge:
         """An alert for an input the shell could not process (a bug); the input is skipped.
 
         The shell calls this both live and when it replays the journal, at the same place, so the
-        event numbering of a resume stays exact.
+        event numbering of a resume stays exact. Only the first failure of each kind (input, link,
+        exception type) is alerted: a part that keeps failing must not flood the arbiters; the
+        shell logs every one.
         """
+        kind = (what, link, type(error).__name__)
+        if kind in self._failed_inputs:
+            return Output()
+        self._failed_inputs.add(kind)
         board = self._devices[link].board if link in self._devices else None
         alert = Alert(
             t=now,
@@ -285,7 +296,8 @@ class Bridge:
             rule=None,
             message=(
                 f"The bridge could not process one input ({what}) and skipped it; "
-                "if a board looks wrong, ask for a resync."
+                "if a board looks wrong, ask for a resync. Further failures of this kind are "
+                "only logged."
             ),
             details={"input": what, "link": link, "error": type(error).__name__},
         )
@@ -607,8 +619,9 @@ class Bridge:
             raise CommandError(f"cannot set that pocket: {error}") from error
         return {"pockets": match.pockets().as_dict()}, self._handle(events, now)
 
-    def _checkpoint(self) -> tuple[object, ...]:
-        """Everything a command may change, copied, so a failing command can be undone."""
+    def _checkpoint(self) -> tuple[object, ...] | None:
+        """Everything a command may change, copied, so a failing command can be undone
+        (None if some part cannot be copied: the command then runs without a safety net)."""
         config = self._config
         # The frozen configuration is shared, not copied (it holds mapping proxies).
         shared: dict[int, Any] = {
@@ -616,7 +629,10 @@ class Bridge:
             for shared_object in (config, config.rules, config.reconstructor, self._factory)
         }
         state = (self._reconstructor, self._views, self._game_events, self._next_seq, self._devices)
-        return copy.deepcopy(state, shared)
+        try:
+            return copy.deepcopy(state, shared)
+        except Exception:  # noqa: BLE001 - state that cannot be copied must not block commands
+            return None
 
     def _restore(self, checkpoint: tuple[object, ...]) -> None:
         reconstructor, views, game_events, next_seq, devices = checkpoint

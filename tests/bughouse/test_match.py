@@ -232,12 +232,12 @@ def test_after_a_mate_the_other_board_offers_only_moves_the_match_plays(kit):
         match.copy().play(move, t=2.0)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6))
 def test_every_offered_move_can_be_played_even_after_a_result(preset, seed):
-    match = random_match(preset, seed, plies=160)
+    match = random_match(preset, seed, plies=120)
     for board in BoardId:
-        for move in match.legal_moves(board)[:8]:
+        for move in match.legal_moves(board)[:3]:
             match.copy().play(move, t=0.0)
 
 

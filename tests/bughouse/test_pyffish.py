@@ -57,13 +57,23 @@ def theirs(fen: str) -> set[str]:
     return set(sf.legal_moves("bughouse", fen, []))
 
 
-@pytest.mark.slow
-def test_legal_move_sets_agree_with_fairy_stockfish():
+# The positions are checked in shards so that pytest-xdist spreads the work over its workers
+# (one test of all 10,000 positions was the longest path of the whole suite).
+SHARDS = 4
+
+
+def test_the_positions_are_many_and_mostly_with_pockets():
     fens = list(random_positions(SEED, POSITIONS))
-    mismatches = [(fen, ours(fen) ^ theirs(fen)) for fen in fens if ours(fen) != theirs(fen)]
     assert len(fens) == POSITIONS
     assert sum("@" in fen.split()[0] for fen in fens) == 0  # the bracket pocket form only
     assert sum(fen.split("[")[1].startswith("]") is False for fen in fens) > POSITIONS // 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_legal_move_sets_agree_with_fairy_stockfish(shard):
+    fens = list(random_positions(SEED, POSITIONS))[shard::SHARDS]
+    mismatches = [(fen, ours(fen) ^ theirs(fen)) for fen in fens if ours(fen) != theirs(fen)]
     assert mismatches == []
 
 

@@ -201,3 +201,19 @@ def test_input_failed_is_a_numbered_alert_for_the_links_board():
         1,
     )
     assert alert["details"] == {"input": "rx", "link": "B", "error": "KeyError"}
+    assert bridge.input_failed("rx", KeyError("y"), 6.0, link="B").events == ()  # no flood
+    assert len(bridge.input_failed("rx", KeyError("y"), 7.0, link="A").events) == 1
+    assert len(bridge.input_failed("timer", ValueError(), 8.0).events) == 1
+
+
+def test_without_a_checkpoint_a_failure_says_it_may_be_partly_done(monkeypatch):
+    bridge = played()
+
+    def takeback_then_fail(match, board, *, t):
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(Match, "takeback", takeback_then_fail)
+    monkeypatch.setattr(Bridge, "_checkpoint", lambda _bridge: None)
+    response, _ = bridge.command("takeback", b'{"board": "A"}', now=700.0)
+    assert response["ok"] is False
+    assert response["error"].endswith("ask for status: it may be partly done")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -139,3 +141,16 @@ async def test_unplug_pulls_the_pty_for_the_time_asked(tmp_path):
     assert pulled, "A was gone while B stayed"
     assert 0.4 <= len(pulled) * 0.05 <= 1.0  # for about the 0.6 s asked
     assert seen[0] == seen[-1] == (True, True)  # plugged in before, plugged back in after
+
+
+@pytest.mark.parametrize("value", ["C:1:1", "A:30", "A:1:0"])
+def test_the_cli_refuses_a_bad_unplug_before_it_starts(tmp_path, value):
+    game = tmp_path / "game.bpgn"
+    game.write_text(bundled_game())
+    argv = [str(Path(sys.executable).parent / "bughouse-bridge"), "emulate", str(game)]
+    done = subprocess.run(
+        [*argv, "--unplug", value], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2
+    assert "--unplug" in done.stderr
+    assert value in done.stderr
