@@ -12,7 +12,7 @@ The order of the questions matters and is the reconstructor's policy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import chess
@@ -119,6 +119,9 @@ def read(
         plies = pressed_chain(match, board, physical, context)
         if plies is not None:
             return Legal(plies)
+    revised = revised_chain(match, board, physical, context)
+    if revised is not None:
+        return revised
     candidates = one_ply(match, board, physical)
     for move, color, judgement in candidates:
         own = _own_move(move, color, judgement, match.turn(board))
@@ -439,28 +442,55 @@ def pressed_chain(
     in the order the pieces arrived; if unique. Else one ply fewer (the last reply pressed while
     its piece was still in the hand). Else the same with one piece lifted off that placement: the
     clock reports a press up to a scan late, when the next hand is already on the board."""
-    for in_flight in (False, True):
-        for plies in (context.presses, context.presses - 1):
-            if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
-                continue
-            search = _ChainSearch(
-                board, physical[board], context.changes, context.now, in_flight=in_flight
-            )
-            found = search.chains(match, plies, 0)
-            if len(found) == 1:
-                return found[0]
-            if found:
-                return None
-    return None
+    presses = context.presses
+    search = _ChainSearch(board, physical[board], context.changes, context.now)
+    return search.first_unique(match, (presses, presses - 1))
+
+
+def revised_chain(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Correction | None:
+    """The same when the last move was pressed before its mover's hand was done (a slide, a
+    slid drop or capture) and has not stood since: the board never settled on its real square
+    before the replies came. The last move is replaced only if its piece has left its square
+    (the mover's hand, not the opponent's) and the replacement's piece was seen arriving."""
+    last, parent = context.correctable, context.parent
+    if last is None or parent is None or not context.pressed_not_final or context.presses < 1:
+        return None
+    if not _last_move_undone(match, board, physical, last):
+        return None
+    before = _before_last(match, board, context)
+    if before is None:
+        return None
+    changes = context.changes_of_last + context.changes
+    search = _ChainSearch(board, physical[board], changes, context.now, skip_first=last)
+    plies = search.first_unique(before, (context.presses + 1, context.presses))
+    return None if plies is None else Correction(plies)
 
 
 @dataclass(frozen=True, slots=True)
 class _ChainSearch:
     board: BoardId
     target: str
-    changes: tuple[tuple[chess.Square, chess.Piece | None], ...]
+    changes: Changes
     now: float
-    in_flight: bool  # the target may lack one piece: lifted by the next hand
+    skip_first: BughouseMove | None = None  # a move the chain may not start with
+    in_flight: bool = False  # the target may lack one piece: lifted by the next hand
+
+    def first_unique(
+        self, match: Match, counts: tuple[int, int]
+    ) -> tuple[BughouseMove, ...] | None:
+        """The unique chain of the first count that has any, exact placements before in-flight
+        ones."""
+        for in_flight in (False, True):
+            search = replace(self, in_flight=in_flight)
+            for plies in counts:
+                if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
+                    continue
+                found = search.chains(match, plies, 0)
+                if found:
+                    return found[0] if len(found) == 1 else None
+        return None
 
     def reached(self, placement: str) -> bool:
         if placement == self.target:
@@ -475,11 +505,13 @@ class _ChainSearch:
             last: list[tuple[BughouseMove, ...]] = [
                 (move,)
                 for move, _index in self._next_moves(match, start)
-                if self._reached_after(match, move)
+                if self._reached_after(match, move) and not (start == 0 and move == self.skip_first)
             ]
             return last[:2]
         found: list[tuple[BughouseMove, ...]] = []
         for move, index in self._next_moves(match, start):
+            if start == 0 and move == self.skip_first:
+                continue
             if not _left_in_time(match.position(self.board), move.move, index, self.changes):
                 continue
             after = match.copy()
