@@ -284,6 +284,7 @@ class MatchReconstructor:
             state.later_presses.append(_Press(now, update.press_ms))
             out += self._evaluate(board, now, pressed_now=True)
         elif update.pressed_by is not None and update.pressed_by == turn:
+            self._final_on_reply(board)
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
@@ -701,11 +702,18 @@ class MatchReconstructor:
         return best
 
     def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
-        """The piece ``move`` puts down is on its target square now."""
+        """The piece ``move`` (not played yet) puts down is on its target square now."""
+        return self._stands(board, arrival_of(self._match.position(board), move.move))
+
+    def _still_standing_after(self, board: BoardId, move: BughouseMove) -> bool:
+        """The piece the last move put down is on its target square now."""
+        square = move.move.to_square
+        return self._stands(board, (square, self._match.position(board).piece_at(square)))
+
+    def _stands(self, board: BoardId, arrival: tuple[chess.Square, chess.Piece | None]) -> bool:
         physical = self._physical(board)
-        if physical is None:
+        if physical is None or arrival[1] is None:
             return False
-        arrival = arrival_of(self._match.position(board), move.move)
         return chess.BaseBoard(physical).piece_at(arrival[0]) == arrival[1]
 
     def _firmness_at_commit(self, board: BoardId, now: float) -> Firmness:
@@ -723,6 +731,15 @@ class MatchReconstructor:
             state.firmness = Firmness.PRESSED
             state.confirmed_at = now
             self._wake(board, now + self.config.press_grace)
+
+    def _final_on_reply(self, board: BoardId) -> None:
+        """The opponent pressed his reply: a last move whose piece still stands on its square
+        is final (what the hands do from now on is the reply, or the next move)."""
+        state = self._boards[board]
+        last = state.correctable
+        pressed = state.firmness in {Firmness.PRESSED, Firmness.HASTY}
+        if pressed and last is not None and self._still_standing_after(board, last):
+            state.firmness = Firmness.FINAL
 
     def _firm_up(self, board: BoardId, now: float) -> None:
         """A pressed move that has stood ``press_grace`` on the board since its press (so while

@@ -111,7 +111,7 @@ class Context:
     changes_of_last: Changes = ()  # the changes that led to the last commit
 
 
-def read(
+def read(  # noqa: PLR0911 - the policy's questions, in order
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading:
     placement = physical[board]
