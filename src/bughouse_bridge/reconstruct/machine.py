@@ -22,7 +22,6 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import chess
@@ -57,6 +56,7 @@ from bughouse_bridge.reconstruct.readings import (
     Changes,
     Context,
     Correction,
+    Firmness,
     Illegal,
     Legal,
     Reading,
@@ -84,20 +84,6 @@ _SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a h
 class _Press:
     t: float
     clock_ms: int | None
-
-
-class Firmness(Enum):
-    """How firmly a board's last committed move stands: what a human arbiter would still revise.
-
-    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
-    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
-    (a transient during the opponent's move can fit "the position before it plus another move").
-    """
-
-    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
-    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
-    PRESSED = "pressed"  # committed with its press on a settled board
-    FINAL = "final"  # pressed and then stood ``press_grace`` while the opponent's clock ran
 
 
 @dataclass(slots=True)
@@ -396,7 +382,7 @@ class MatchReconstructor:
             trail=frozenset(state.trail),
             changes=tuple(state.changes),
             changes_of_last=state.changes_of_last if ours else (),
-            pressed_not_final=ours and state.firmness in {Firmness.HASTY, Firmness.PRESSED},
+            firmness=state.firmness if ours else Firmness.FINAL,
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):

@@ -13,6 +13,7 @@ The order of the questions matters and is the reconstructor's policy:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import chess
@@ -91,6 +92,25 @@ class Unexplained:
 Reading = Legal | Correction | Remedy | Waiting | Illegal | Signal | Unexplained
 
 
+class Firmness(Enum):
+    """How firmly a board's last committed move stands: what a human arbiter would still revise.
+
+    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
+    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
+    (a transient during the opponent's move can fit "the position before it plus another move").
+    """
+
+    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
+    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
+    PRESSED = "pressed"  # committed with its press on a settled board
+    FINAL = "final"  # stood ``press_grace`` after its press, or the reply was pressed on it
+
+    @property
+    def pressed_not_final(self) -> bool:
+        """Pressed, but the press may have beaten the scanner or the mover's own hand."""
+        return self in {Firmness.HASTY, Firmness.PRESSED}
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What the reconstructor remembers about the board's last move."""
@@ -102,9 +122,7 @@ class Context:
     pressed: bool = False  # the side to move pressed the clock since the last commit
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
-    # The last move was committed on its press and has not stood yet: the press may have beaten
-    # the scanner (a slide's last square) or the mover's hand (an early press).
-    pressed_not_final: bool = False
+    firmness: Firmness = Firmness.OPEN  # how firmly the last move stands
     presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
     # Every square change since the last commit, in order (``None``: the square emptied).
     changes: Changes = ()
@@ -258,7 +276,7 @@ def _correction(
         return None
     # Only the mover's own hand revises a move: the piece it put down has moved on. A placement
     # that leaves it standing (the opponent lifting a piece to capture) is not a correction.
-    if not _last_move_undone(match, board, physical, last):
+    if not _revisable(match, board, physical, last, context.firmness):
         return None
     # Cheap physics first: a takeback replays the whole match log.
     shapes = explaining_shapes(parent, physical[board])
@@ -283,9 +301,9 @@ def _correction_and_reply(
     opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
     last = context.correctable
     # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
-    if last is None or context.parent is None or not context.pressed_not_final:
+    if last is None or context.parent is None or not context.firmness.pressed_not_final:
         return None
-    if not _last_move_undone(match, board, physical, last):
+    if not _revisable(match, board, physical, last, context.firmness):
         return None
     before = _before_last(match, board, context)
     if before is None:
@@ -300,17 +318,47 @@ def _correction_and_reply(
     return None if chosen is None else Correction(chosen)
 
 
+def _revisable(
+    match: Match,
+    board: BoardId,
+    physical: Mapping[BoardId, str],
+    last: BughouseMove,
+    firmness: Firmness,
+) -> bool:
+    """Physics that only the last move's own mover explains; a final move is never revised."""
+    if firmness is Firmness.FINAL:
+        return False
+    if _last_move_undone(match, board, physical, last):
+        return True
+    return firmness is Firmness.HASTY and _lagging_origin(match, board, physical, last)
+
+
 def _last_move_undone(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
 ) -> bool:
     """A wrongly read move leaves its target square (or its origin) different on the board, and
     not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
     hand going on."""
-    squares = diff(match.board_fen(board), physical[board]).squares
+    change = diff(match.board_fen(board), physical[board])
+    squares = change.squares
     origin_changed = last.move.drop is None and last.move.from_square in squares
     now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
     captured = now_on_target is not None and now_on_target.color == match.turn(board)
     return (last.move.to_square in squares and not captured) or origin_changed
+
+
+def _lagging_origin(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
+) -> bool:
+    """The scanner reported a piece's arrival before its departure and the press came in
+    between: a piece of the kind the last move put down has left another square since (a drop
+    that was a move, or a move from elsewhere). Only for a press before the board settled: a
+    piece lifted later is the opponent's hand (a capture), not a lagging scan."""
+    arrived = match.position(board).piece_at(last.move.to_square)
+    removed = diff(match.board_fen(board), physical[board]).removed
+    return any(
+        piece == arrived and square != last.move.to_square for square, piece in removed.items()
+    )
 
 
 def _before_last(match: Match, board: BoardId, context: Context) -> Match | None:
@@ -455,9 +503,10 @@ def revised_chain(
     before the replies came. The last move is replaced only if its piece has left its square
     (the mover's hand, not the opponent's) and the replacement's piece was seen arriving."""
     last, parent = context.correctable, context.parent
-    if last is None or parent is None or not context.pressed_not_final or context.presses < 1:
+    pressed_not_final = context.firmness.pressed_not_final
+    if last is None or parent is None or not pressed_not_final or context.presses < 1:
         return None
-    if not _last_move_undone(match, board, physical, last):
+    if not _revisable(match, board, physical, last, context.firmness):
         return None
     before = _before_last(match, board, context)
     if before is None:
