@@ -14,6 +14,11 @@ one running for the side not on move), a settled legal placement is committed at
 clock running for the mover, the press commits it; a settled legal move without a press is
 committed after ``no_press_commit_after`` with a ``move_without_clock`` alert.
 
+How firmly the last move stands is one explicit state per board (``readings.Firmness``): a move
+that stood after its press, or whose reply was pressed while its piece still stood, is final and
+never revised. Presses on top of one no move has matched yet are counted (``later_presses``): a
+board that fell plies behind is read as exactly that many plies.
+
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
 whenever in doubt. Alerts about a placement are raised once per placement.

@@ -1,6 +1,9 @@
 """What a settled physical placement means for the match: the reading of one board.
 
 The order of the questions matters and is the reconstructor's policy:
+0. when the clock counted two or more plies since the last commit: exactly that many plies
+   (``pressed_chain``), or the last move (pressed, not final) replaced plus the pressed replies
+   (``revised_chain``);
 1. a move of the side to move (legal, an illegal drop that stands, or one waiting for the other
    board: a drop whose piece is not yet in the pocket, a promotion whose steal is not yet seen);
 2. the row-9 remedy (the opponent took an illegal drop off, maybe then replied);
