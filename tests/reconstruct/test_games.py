@@ -72,6 +72,9 @@ STYLES = {
 # before the capture that supplies it; the rules core reports pending mates.
 CLEAN_ALERTS = {"drop_not_in_pocket", "mate_pending", "stalemate_waiting", "flag"}
 FAST_STYLES = {"messy", "knocked", "premove"}
+# At premove speed two presses can fall between two clock reports (the board relays the clock
+# about every 0.25 s): both plies are read, but the clock seems not pressed for them.
+TOLERATED = {"premove": {"move_without_clock"}}
 # Styles whose alerts are checked: no false illegal (or unexplained) alert may come out.
 CHECKED_ALERTS = {"clean", "blitz", "messy", "premove"}
 
@@ -95,17 +98,29 @@ def test_game_comes_out_move_for_move(name: str, style: str) -> None:
         check_game(game, seed, style)
 
 
-@pytest.mark.parametrize("style", ["clean", "messy", "premove"])
+# Random games are full of drops: played in real time each board on its own, a drop would come
+# before the capture that supplies it, so the cross-board order of the game is kept.
+RANDOM_STYLES = {
+    "clean": {"pace": Pace(speed=2, partner_order=True)},
+    "messy": STYLES["messy"],
+    "premove": STYLES["premove"],
+}
+
+
+@pytest.mark.parametrize("style", list(RANDOM_STYLES))
 def test_random_games_come_out_move_for_move(style: str) -> None:
     for seed in range(FAST_SEEDS):
-        check_game(random_game(seed), seed, style)
+        check_game(random_game(seed), seed, style, RANDOM_STYLES[style])
 
 
-def check_game(game: BpgnGame, seed: int, style: str) -> None:
-    plan, records = game_trace(game, seed, **STYLES[style])  # type: ignore[arg-type]
+def check_game(
+    game: BpgnGame, seed: int, style: str, knobs: dict[str, object] | None = None
+) -> None:
+    knobs = STYLES[style] if knobs is None else knobs
+    plan, records = game_trace(game, seed, **knobs)  # type: ignore[arg-type]
     result = replay(records)
     assert per_board(result.moves()) == expected_per_board(game, plan), f"seed {seed}"
     check_pockets(result)
     if style in CHECKED_ALERTS:
         codes = {str(alert.code) for alert in result.of_type(Alert)}  # type: ignore[union-attr]
-        assert codes <= CLEAN_ALERTS, f"seed {seed}: {codes}"
+        assert codes <= CLEAN_ALERTS | TOLERATED.get(style, set()), f"seed {seed}: {codes}"

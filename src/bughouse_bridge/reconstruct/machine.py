@@ -692,6 +692,19 @@ class MatchReconstructor:
                 best_distance = distance(physical, placement)
         return best
 
+    def _moved_in_passing(self, board: BoardId) -> bool:
+        """Since the last commit the board showed a legal move of the side to move (for less
+        than the stability window): the press was for it, the board went back under the
+        opponent's hand (a victim lifted first and held)."""
+        state = self._boards[board]
+        placements = self._placements()
+        turn = self._match.turn(board)
+        for placement in set(state.seen):
+            readings = one_ply(self._match, board, {**placements, board: placement})
+            if any(color == turn and judgement.legal for _move, color, judgement in readings):
+                return True
+        return False
+
     def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
         """The piece ``move`` (not played yet) puts down is on its target square now."""
         return self._stands(board, arrival_of(self._match.position(board), move.move))
@@ -758,6 +771,8 @@ class MatchReconstructor:
         if now < due:
             self._wake(board, due)
             return out
+        if self._moved_in_passing(board):
+            return out  # the move was shown, then its piece lifted by the opponent to capture it
         state.press = None
         state.later_presses.clear()
         color = self._match.turn(board)
