@@ -616,10 +616,13 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         assert isinstance(reading, Illegal)
         state = self._boards[board]
-        settled = now >= state.changed_at + self.config.stability_window
-        pressed = state.press is not None and settled
-        if not pressed and now < state.changed_at + self.config.illegal_after:
-            self._wake(board, state.changed_at + self.config.illegal_after)
+        # A press reports an illegal move sooner, yet not at once: the press may come before the
+        # mover's hand is done (a piece set down next to its square, then slid in).
+        due = state.changed_at + self.config.illegal_after
+        if state.press is not None:
+            due = min(due, max(state.changed_at, state.press.t) + self.config.press_grace)
+        if now < due:
+            self._wake(board, due)
             return []
         judgement = reading.judgement
         code = judgement.code or AlertCode.ILLEGAL_MOVE

@@ -169,10 +169,32 @@ def read(  # noqa: PLR0911 - the policy's questions, in order
     signal = result_signal(placement, ())
     if signal is not None:  # kings put on the centre on purpose: a result, not a move
         return Signal(signal)
-    if candidates:
+    if candidates and not _legal_with_piece_in_hand(match, board, physical, context):
         move, color, judgement = candidates[0]
         return Illegal(move, color, judgement)
     return Unexplained()
+
+
+def _legal_with_piece_in_hand(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> bool:
+    """The change also reads as a legal move of the side to move with one piece lifted off the
+    board (the opponent holding the piece he is about to capture): not an illegal move yet."""
+    position = match.position(board)
+    arrived = {change for change in context.changes if change[1] is not None}
+    for move in position.legal_moves:
+        if arrival_of(position, move) not in arrived:
+            continue
+        if not match.judge(BughouseMove(board, move)).legal:
+            continue
+        after = position.copy(stack=False)
+        if move.drop is not None:
+            after.set_piece_at(move.to_square, chess.Piece(move.drop, position.turn))
+        else:
+            chess.Board.push(after, move)
+        if lone_removal(after.board_fen(promoted=False), physical[board]) is not None:
+            return True
+    return False
 
 
 def _own_move(
@@ -516,7 +538,7 @@ def revised_chain(
         return None
     changes = context.changes_of_last + context.changes
     search = _ChainSearch(board, physical[board], changes, context.now, skip_first=last)
-    plies = search.first_unique(before, (context.presses + 1, context.presses))
+    plies = search.first_unique(before, (context.presses + 1,))  # the replacement + the replies
     return None if plies is None else Correction(plies)
 
 
@@ -530,7 +552,7 @@ class _ChainSearch:
     in_flight: bool = False  # the target may lack one piece: lifted by the next hand
 
     def first_unique(
-        self, match: Match, counts: tuple[int, int]
+        self, match: Match, counts: tuple[int, ...]
     ) -> tuple[BughouseMove, ...] | None:
         """The unique chain of the first count that has any, exact placements before in-flight
         ones."""
