@@ -180,3 +180,47 @@ def test_a_committed_move_is_never_rewritten_by_the_reply(
     # the committed move is never taken back.
     assert all(takeback.ply >= committed_ply for takeback in table.of(Takeback))  # type: ignore[attr-defined]
     assert table.moves() == [move.uci, reply.uci]
+
+
+def test_an_illegal_square_then_slid_in_after_an_early_press_raises_nothing() -> None:
+    """Black in check sets the dropped knight down beside the blocking square (illegal there),
+    presses, and slides it in."""
+    table = Table("fics", fens={A: "4k3/8/8/8/8/8/8/4R1K1[n] b - - 0 1"}).start_clocks(A)
+    table.drop(A, "n", "d6")
+    table.press(A)
+    table.wait(0.3)
+    table.lift(A, "d6").put(A, "e6", "n").settle()
+    assert table.moves() == ["N@e6"]
+    assert table.alerts() == []
+
+
+def test_three_presses_are_three_plies() -> None:
+    """d2-d3, e7-e5, d3-d4 made before any press is reported: the same placement as d2-d4 and
+    e7-e5, but the clock was pressed three times."""
+    table = Table("fics").start_clocks(A)
+    table.move(A, "d2d3").move(A, "e7e5").move(A, "d3d4")
+    for _ in range(3):
+        table.press(A)
+    table.settle()
+    assert table.moves() == ["d2d3", "e7e5", "d3d4"]
+    assert table.alerts() == []
+
+
+_PIECES = {"e2e4": "P", "g8f6": "n", "b1c3": "N", "b8c6": "n"}
+
+
+def table_piece(uci: str) -> str:
+    return _PIECES[uci]
+
+
+def test_a_premove_chain_catches_up_at_a_press() -> None:
+    """Replies while the board is never still: each press reaches us with the next hand already
+    on the board; the board is read whole as soon as a press shows it."""
+    table = Table("fics").start_clocks(A)
+    for uci in ("e2e4", "g8f6", "b1c3", "b8c6"):
+        table.lift(A, uci[:2])
+        table.press(A)  # the press of the previous ply is reported as this hand starts
+        table.put(A, uci[2:4], table_piece(uci))
+    table.press(A)
+    table.wait(0.1)
+    assert table.moves() == ["e2e4", "g8f6", "b1c3", "b8c6"]

@@ -55,11 +55,13 @@ STYLES = {
         "noise": KNOCKED,
         "pace": Pace(speed=6, partner_order=True, min_reply=0.3),
     },
-    # Premove speed: replies 0.2 s after the last piece is down, presses often early; the board
+    # Premove speed: replies 0.25 s after the last piece is down, presses often early; the board
     # is never still and the scanner reports a press's move after the next hand is on the board.
+    # (A piece that stands less than one scan, 0.225 s, may never be reported at all: no reader
+    # can see it, so replies are kept just above that.)
     "premove": {
         "handling": Handling(early_press_probability=0.5),
-        "pace": Pace(speed=12, partner_order=True, min_reply=0.2),
+        "pace": Pace(speed=12, partner_order=True, min_reply=0.25),
     },
     "turned": {
         "table": Table(

@@ -104,7 +104,7 @@ class _Board:
     firmness: Firmness = Firmness.OPEN  # of the last committed move
     confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
-    press_owed: bool = False  # the last move was committed before its mover pressed the clock
+    owed: int = 0  # presses still owed to the last moves (committed before their presses came)
     changed_at: float = 0.0
     press: _Press | None = None  # the side to move's press, not yet matched by a move
     later_presses: list[_Press] = field(default_factory=list)  # presses after it (replies)
@@ -265,21 +265,24 @@ class MatchReconstructor:
         state = self._boards[board]
         turn = self._match.turn(board)
         at_rest = state.clock.white_side is None and self._at_rest_now(board)
-        presser = (not turn) if state.press_owed else turn
+        presser = self._owed_presser(board) if state.owed else turn
         update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
-        if update.pressed_by is not None and state.press is not None:
+        if update.pressed_by is not None and state.owed and update.pressed_by == presser:
+            self._paid(board, now)  # the late press of a move already committed
+        elif update.pressed_by is not None and state.press is not None:
             # A press on top of one no move has matched yet: the board is plies behind.
             state.later_presses.append(_Press(now, update.press_ms))
             out += self._evaluate(board, now, pressed_now=True)
         elif update.pressed_by is not None and update.pressed_by == turn:
+            state.owed = 0
             self._final_on_reply(board)
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
-            state.press_owed = False  # the late press of the move already committed
+            state.owed = 0
             self._confirmed_late(board, now)
         for color in update.flags:
             out += self._flag(board, color, now)
@@ -552,7 +555,8 @@ class MatchReconstructor:
         self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
     ) -> list[Outcome]:
         state = self._boards[board]
-        state.press_owed = state.press is None and self._clock_expected(board)
+        unpressed = state.press is None and self._clock_expected(board)
+        state.owed = state.owed + 1 if unpressed else 0
         state.firmness = self._firmness_at_commit(board, now)
         state.confirmed_at = now
         if state.firmness is not Firmness.OPEN:
@@ -738,6 +742,17 @@ class MatchReconstructor:
             state.firmness = Firmness.PRESSED
             state.confirmed_at = now
             self._wake(board, now + self.config.press_grace)
+
+    def _owed_presser(self, board: BoardId) -> chess.Color:
+        """Who owes the next press: the mover of the oldest move committed before its press."""
+        turn = self._match.turn(board)
+        return (not turn) if self._boards[board].owed % 2 else turn
+
+    def _paid(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.owed -= 1
+        if not state.owed:
+            self._confirmed_late(board, now)
 
     def _final_on_reply(self, board: BoardId) -> None:
         """The opponent pressed his reply: a last move whose piece still stands on its square
