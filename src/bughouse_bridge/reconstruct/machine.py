@@ -759,7 +759,7 @@ class MatchReconstructor:
         is final (what the hands do from now on is the reply, or the next move)."""
         state = self._boards[board]
         last = state.correctable
-        pressed = state.firmness in {Firmness.PRESSED, Firmness.HASTY}
+        pressed = state.firmness.pressed_not_final
         if pressed and last is not None and self._still_standing_after(board, last):
             state.firmness = Firmness.FINAL
 
@@ -767,7 +767,7 @@ class MatchReconstructor:
         """A pressed move that has stood ``press_grace`` on the board since its press (so while
         the opponent's clock ran) is final; ``press_grace`` also covers a scanner that lags."""
         state = self._boards[board]
-        if state.firmness not in {Firmness.PRESSED, Firmness.HASTY}:
+        if not state.firmness.pressed_not_final:
             return
         due = max(state.changed_at, state.confirmed_at) + self.config.press_grace
         if now >= due:
