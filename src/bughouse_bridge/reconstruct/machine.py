@@ -431,6 +431,8 @@ class MatchReconstructor:
         if reading.several:
             return self._commit_several(board, reading.moves, physical, now)
         move = reading.moves[0]
+        if reading.standing is not None and self._hand_may_be_on_it(board, now):
+            return []
         if state.press is not None or not self._press_expected(board):
             clock_ms = state.press.clock_ms if state.press is not None else None
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
@@ -442,6 +444,18 @@ class MatchReconstructor:
         color = self._match.turn(board)
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
         return [*out, self._no_press_alert(board, move, color, now)]
+
+    def _hand_may_be_on_it(self, board: BoardId, now: float) -> bool:
+        """An illegal drop pressed early stands only once the hand is surely off it: a piece
+        held over a neighbouring square, or set down there, is slid in after the press."""
+        state = self._boards[board]
+        if state.press is None:
+            return False
+        due = max(state.changed_at, state.press.t) + self.config.press_grace
+        if now < due:
+            self._wake(board, due)
+            return True
+        return False
 
     def _commit_several(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float

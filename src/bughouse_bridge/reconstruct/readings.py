@@ -364,8 +364,7 @@ def _last_move_undone(
     """A wrongly read move leaves its target square (or its origin) different on the board, and
     not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
     hand going on."""
-    change = diff(match.board_fen(board), physical[board])
-    squares = change.squares
+    squares = diff(match.board_fen(board), physical[board]).squares
     origin_changed = last.move.drop is None and last.move.from_square in squares
     now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
     captured = now_on_target is not None and now_on_target.color == match.turn(board)
