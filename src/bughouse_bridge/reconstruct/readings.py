@@ -24,7 +24,13 @@ import chess
 from bughouse_bridge.bughouse.rules import PromotionPolicy
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement
 from bughouse_bridge.reconstruct.occupancy import result_signal
-from bughouse_bridge.reconstruct.shapes import Shape, diff, explaining_shapes, lone_removal
+from bughouse_bridge.reconstruct.shapes import (
+    Diff,
+    Shape,
+    diff,
+    explaining_shapes,
+    lone_removal,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -178,8 +184,10 @@ def read(  # noqa: PLR0911 - the policy's questions, in order
 def _legal_with_piece_in_hand(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> bool:
-    """The change also reads as a legal move of the side to move with one piece lifted off the
-    board (the opponent holding the piece he is about to capture): not an illegal move yet."""
+    """The change also reads as a legal move of the side to move (its piece seen arriving) with
+    the opponent's hand already at work: a piece lifted (the victim held), his own piece set
+    down on the way (next to its target). Not an illegal move yet; if it stays, it is reported
+    as unexplained."""
     position = match.position(board)
     arrived = {change for change in context.changes if change[1] is not None}
     for move in position.legal_moves:
@@ -192,9 +200,19 @@ def _legal_with_piece_in_hand(
             after.set_piece_at(move.to_square, chess.Piece(move.drop, position.turn))
         else:
             chess.Board.push(after, move)
-        if lone_removal(after.board_fen(promoted=False), physical[board]) is not None:
+        if _opponents_hand(diff(after.board_fen(promoted=False), physical[board]), position.turn):
             return True
     return False
+
+
+def _opponents_hand(change: Diff, mover: chess.Color) -> bool:
+    """A small change the opponent of ``mover`` makes mid-move: pieces lifted, his own pieces
+    put down."""
+    arrivals_his = all(piece.color != mover for piece in change.arrivals.values())
+    return not change.empty and len(change.squares) <= _HAND_SQUARES and arrivals_his
+
+
+_HAND_SQUARES = 3  # a piece lifted and set down elsewhere, and a victim in the hand
 
 
 def _own_move(
