@@ -382,11 +382,15 @@ def _last_move_undone(
     """A wrongly read move leaves its target square (or its origin) different on the board, and
     not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
     hand going on."""
-    squares = diff(match.board_fen(board), physical[board]).squares
-    origin_changed = last.move.drop is None and last.move.from_square in squares
-    now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
+    change = diff(match.board_fen(board), physical[board])
+    target = last.move.to_square
+    origin_changed = last.move.drop is None and last.move.from_square in change.squares
+    now_on_target = chess.BaseBoard(physical[board]).piece_at(target)
     captured = now_on_target is not None and now_on_target.color == match.turn(board)
-    return (last.move.to_square in squares and not captured) or origin_changed
+    # ... unless the piece went on (it stands elsewhere now) and the opponent moved in after it.
+    piece = match.position(board).piece_at(target)
+    went_on = any(p == piece and sq != target for sq, p in change.arrivals.items())
+    return (target in change.squares and (went_on or not captured)) or origin_changed
 
 
 def _lagging_origin(
