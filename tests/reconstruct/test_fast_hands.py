@@ -224,3 +224,18 @@ def test_a_premove_chain_catches_up_at_a_press() -> None:
     table.press(A)
     table.wait(0.1)
     assert table.moves() == ["e2e4", "g8f6", "b1c3", "b8c6"]
+
+
+def test_a_slid_drop_whose_first_square_the_reply_then_takes() -> None:
+    """The knight is set down on e7, pressed early, slid to e6 (the scanner reports e6 before e7
+    empties), and the queen's reply goes to e7: the knight went on, it was not captured."""
+    table = Table("fics", fens={A: "3qk3/8/8/8/8/8/8/4K3[N] w - - 0 1"}).start_clocks(A)
+    table.drop(A, "N", "e7")
+    table.press(A)
+    table.wait(0.15)
+    table.put(A, "e6", "N").lift(A, "e7").wait(0.15)
+    table.lift(A, "d8").wait(0.2).put(A, "e7", "q")
+    table.press(A)
+    table.settle()
+    assert table.moves() == ["N@e6", "d8e7"]
+    assert table.alerts() == []
