@@ -7,10 +7,11 @@ their deadlines between records, as the replay CLI does.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bughouse_bridge.bughouse.bpgn import BpgnGame, parse_bpgn
+from bughouse_bridge.bughouse.bpgn import BpgnGame, BpgnMove, parse_bpgn
 from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, Takeback
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
@@ -43,6 +44,39 @@ def expected_moves(game: BpgnGame, preset: str = "fics") -> list[tuple[str, str]
 
 NOISY = Noise(knock_over=0.03, misread=0.05, garbage=0.05, forgotten_press=0.03)
 RESTLESS = Handling(slide_probability=0.5, hover_probability=0.4)
+# How bughouse players really handle pieces in a hurry: drops set next to their square and slid
+# in, captures set down next to the victim and slid in, victims lifted first and held, pieces
+# adjusted before the move, and presses that come before the last piece is down.
+MESSY = Handling(
+    slide_probability=0.3,
+    capture_weights=(0.5, 0.1, 0.4),
+    slid_drop_probability=0.4,
+    slid_capture_probability=0.4,
+    held_victim_probability=0.5,
+    adjust_probability=0.1,
+    early_press_probability=0.4,
+)
+KNOCKED = Noise(knock_over=0.08)
+
+
+def random_game(seed: int, plies: int = 60) -> BpgnGame:
+    """A random legal bughouse game (fics rules) as BPGN half-moves, the boards interleaved at
+    random. Captures and drops are preferred, so pockets fill and drops come often."""
+    rng = random.Random(seed)
+    match = Match(get_preset("fics"))
+    moves: list[BpgnMove] = []
+    for _ in range(plies):
+        board = rng.choice(list(BoardId))
+        legal = match.legal_moves(board)
+        if not legal or match.result is not None:
+            break
+        position = match.position(board)
+        lively = [m for m in legal if m.is_drop or position.is_capture(m.move)]
+        move = rng.choice(lively if lively and rng.random() < 0.6 else legal)
+        number = position.fullmove_number
+        moves.append(BpgnMove(board, position.turn, number, match.san(move)))
+        match.play(move, t=0.0)
+    return BpgnGame(tags={"Event": f"random {seed}"}, moves=tuple(moves))
 
 
 @dataclass(frozen=True, slots=True)

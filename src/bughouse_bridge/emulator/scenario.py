@@ -607,6 +607,8 @@ class Hands:
         """The dropped piece lands on a free neighbouring square and is slid onto its own."""
         sc = self._scenario
         near = self._free_neighbour(square, avoid=square)
+        if near is not None and piece.piece_type == chess.PAWN and near in _BACK_RANKS:
+            near = None  # nobody sets a pawn down on the first or last rank first
         sc.wait(sc.draw(sc.handling.reach))
         if near is None:
             self.place(square, piece)
@@ -678,6 +680,9 @@ class Hands:
         if hover is None:
             hover = rng.random() < handling.hover_probability
         return MoveStyle(capture, castling, slide and _slidable(board, move), hover)
+
+
+_BACK_RANKS = chess.SquareSet(chess.BB_RANK_1 | chess.BB_RANK_8)
 
 
 def _slidable(board: chess.Board, move: chess.Move) -> bool:

@@ -21,6 +21,11 @@ after the flag message) is held until that move is read, at most ``press_grace``
 (``Match.flag``: a result, or under claims only an alert). A result never stops the reading:
 both boards are read and committed after it, as before it (the arbiter may revoke it).
 
+How firmly the last move stands is one explicit state per board (``readings.Firmness``): a move
+that stood after its press, or whose reply was pressed while its piece still stood, is final and
+never revised. Presses on top of one no move has matched yet are counted (``later_presses``): a
+board that fell plies behind is read as exactly that many plies.
+
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
 whenever in doubt. Alerts about a placement are raised once per placement.
@@ -29,7 +34,6 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import chess
@@ -72,6 +76,7 @@ from bughouse_bridge.reconstruct.readings import (
     Changes,
     Context,
     Correction,
+    Firmness,
     Illegal,
     Legal,
     Reading,
@@ -111,20 +116,6 @@ class _HeldFlag:
     seen: float  # when the flag message came
 
 
-class Firmness(Enum):
-    """How firmly a board's last committed move stands: what a human arbiter would still revise.
-
-    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
-    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
-    (a transient during the opponent's move can fit "the position before it plus another move").
-    """
-
-    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
-    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
-    PRESSED = "pressed"  # committed with its press on a settled board
-    FINAL = "final"  # pressed and then stood ``press_grace`` while the opponent's clock ran
-
-
 @dataclass(slots=True)
 class _Board:
     """Everything the reconstructor remembers about one board."""
@@ -138,7 +129,7 @@ class _Board:
     firmness: Firmness = Firmness.OPEN  # of the last committed move
     confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
-    press_owed: bool = False  # the last move was committed before its mover pressed the clock
+    owed: int = 0  # presses still owed to the last moves (committed before their presses came)
     changed_at: float = 0.0
     press: _Press | None = None  # the side to move's press, not yet matched by a move
     later_presses: list[_Press] = field(default_factory=list)  # presses after it (replies)
@@ -314,20 +305,24 @@ class MatchReconstructor:
         state = self._boards[board]
         turn = self._match.turn(board)
         at_rest = state.clock.white_side is None and self._at_rest_now(board)
-        presser = (not turn) if state.press_owed else turn
+        presser = self._owed_presser(board) if state.owed else turn
         update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
-        if update.pressed_by is not None and state.press is not None:
+        if update.pressed_by is not None and state.owed and update.pressed_by == presser:
+            self._paid(board, now)  # the late press of a move already committed
+        elif update.pressed_by is not None and state.press is not None:
             # A press on top of one no move has matched yet: the board is plies behind.
             state.later_presses.append(_Press(now, update.press_ms))
             out += self._evaluate(board, now, pressed_now=True)
         elif update.pressed_by is not None and update.pressed_by == turn:
+            state.owed = 0
+            self._final_on_reply(board)
             state.press = _Press(now, update.press_ms)
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
-            state.press_owed = False  # the late press of the move already committed
+            state.owed = 0
             self._confirmed_late(board, now)
         self._held_flags += [_HeldFlag(board, color, at, now) for color, at in update.flags]
         return out + self._release_flags(now) + self._both_clocks(now)
@@ -452,7 +447,7 @@ class MatchReconstructor:
             trail=frozenset(state.trail),
             changes=tuple(state.changes),
             changes_of_last=state.changes_of_last if ours else (),
-            pressed_not_final=ours and state.firmness in {Firmness.HASTY, Firmness.PRESSED},
+            firmness=state.firmness if ours else Firmness.FINAL,
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):
@@ -493,6 +488,8 @@ class MatchReconstructor:
         if reading.several:
             return self._commit_several(board, reading.moves, physical, now)
         move = reading.moves[0]
+        if reading.standing is not None and self._hand_may_be_on_it(board, now):
+            return []
         if state.press is not None or not self._press_expected(board):
             clock_ms = state.press.clock_ms if state.press is not None else None
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
@@ -504,6 +501,18 @@ class MatchReconstructor:
         color = self._match.turn(board)
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
         return [*out, self._no_press_alert(board, move, color, now)]
+
+    def _hand_may_be_on_it(self, board: BoardId, now: float) -> bool:
+        """An illegal drop pressed early stands only once the hand is surely off it: a piece
+        held over a neighbouring square, or set down there, is slid in after the press."""
+        state = self._boards[board]
+        if state.press is None:
+            return False
+        due = max(state.changed_at, state.press.t) + self.config.press_grace
+        if now < due:
+            self._wake(board, due)
+            return True
+        return False
 
     def _commit_several(
         self, board: BoardId, moves: Sequence[BughouseMove], physical: str, now: float
@@ -617,7 +626,8 @@ class MatchReconstructor:
         self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
     ) -> list[Outcome]:
         state = self._boards[board]
-        state.press_owed = state.press is None and self._clock_expected(board)
+        unpressed = state.press is None and self._clock_expected(board)
+        state.owed = state.owed + 1 if unpressed else 0
         state.firmness = self._firmness_at_commit(board, now)
         state.confirmed_at = now
         if state.firmness is not Firmness.OPEN:
@@ -681,10 +691,13 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         assert isinstance(reading, Illegal)
         state = self._boards[board]
-        settled = now >= state.changed_at + self.config.stability_window
-        pressed = state.press is not None and settled
-        if not pressed and now < state.changed_at + self.config.illegal_after:
-            self._wake(board, state.changed_at + self.config.illegal_after)
+        # A press reports an illegal move sooner, yet not at once: the press may come before the
+        # mover's hand is done (a piece set down next to its square, then slid in).
+        due = state.changed_at + self.config.illegal_after
+        if state.press is not None:
+            due = min(due, max(state.changed_at, state.press.t) + self.config.press_grace)
+        if now < due:
+            self._wake(board, due)
             return []
         judgement = reading.judgement
         code = judgement.code or AlertCode.ILLEGAL_MOVE
@@ -763,12 +776,32 @@ class MatchReconstructor:
                 best_distance = distance(physical, placement)
         return best
 
+    def _moved_in_passing(self, board: BoardId) -> bool:
+        """Since the last commit the board showed a legal move of the side to move (for less
+        than the stability window): the press was for it, the board went back under the
+        opponent's hand (a victim lifted first and held)."""
+        state = self._boards[board]
+        placements = self._placements()
+        turn = self._match.turn(board)
+        for placement in set(state.seen):
+            readings = one_ply(self._match, board, {**placements, board: placement})
+            if any(color == turn and judgement.legal for _move, color, judgement in readings):
+                return True
+        return False
+
     def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
-        """The piece ``move`` puts down is on its target square now."""
+        """The piece ``move`` (not played yet) puts down is on its target square now."""
+        return self._stands(board, arrival_of(self._match.position(board), move.move))
+
+    def _still_standing_after(self, board: BoardId, move: BughouseMove) -> bool:
+        """The piece the last move put down is on its target square now."""
+        square = move.move.to_square
+        return self._stands(board, (square, self._match.position(board).piece_at(square)))
+
+    def _stands(self, board: BoardId, arrival: tuple[chess.Square, chess.Piece | None]) -> bool:
         physical = self._physical(board)
-        if physical is None:
+        if physical is None or arrival[1] is None:
             return False
-        arrival = arrival_of(self._match.position(board), move.move)
         return chess.BaseBoard(physical).piece_at(arrival[0]) == arrival[1]
 
     def _firmness_at_commit(self, board: BoardId, now: float) -> Firmness:
@@ -787,11 +820,31 @@ class MatchReconstructor:
             state.confirmed_at = now
             self._wake(board, now + self.config.press_grace)
 
+    def _owed_presser(self, board: BoardId) -> chess.Color:
+        """Who owes the next press: the mover of the oldest move committed before its press."""
+        turn = self._match.turn(board)
+        return (not turn) if self._boards[board].owed % 2 else turn
+
+    def _paid(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.owed -= 1
+        if not state.owed:
+            self._confirmed_late(board, now)
+
+    def _final_on_reply(self, board: BoardId) -> None:
+        """The opponent pressed his reply: a last move whose piece still stands on its square
+        is final (what the hands do from now on is the reply, or the next move)."""
+        state = self._boards[board]
+        last = state.correctable
+        pressed = state.firmness.pressed_not_final
+        if pressed and last is not None and self._still_standing_after(board, last):
+            state.firmness = Firmness.FINAL
+
     def _firm_up(self, board: BoardId, now: float) -> None:
         """A pressed move that has stood ``press_grace`` on the board since its press (so while
         the opponent's clock ran) is final; ``press_grace`` also covers a scanner that lags."""
         state = self._boards[board]
-        if state.firmness not in {Firmness.PRESSED, Firmness.HASTY}:
+        if not state.firmness.pressed_not_final:
             return
         due = max(state.changed_at, state.confirmed_at) + self.config.press_grace
         if now >= due:
@@ -813,6 +866,8 @@ class MatchReconstructor:
         if now < due:
             self._wake(board, due)
             return out
+        if self._moved_in_passing(board):
+            return out  # the move was shown, then its piece lifted by the opponent to capture it
         state.press = None
         state.later_presses.clear()
         color = self._match.turn(board)

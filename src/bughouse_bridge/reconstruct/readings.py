@@ -1,6 +1,9 @@
 """What a settled physical placement means for the match: the reading of one board.
 
 The order of the questions matters and is the reconstructor's policy:
+0. when the clock counted two or more plies since the last commit: exactly that many plies
+   (``pressed_chain``), or the last move (pressed, not final) replaced plus the pressed replies
+   (``revised_chain``);
 1. a move of the side to move (legal, an illegal drop that stands, or one waiting for the other
    board: a drop whose piece is not yet in the pocket, a promotion whose steal is not yet seen);
 2. the row-9 remedy (the opponent took an illegal drop off, maybe then replied);
@@ -12,7 +15,8 @@ The order of the questions matters and is the reconstructor's policy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import chess
@@ -20,7 +24,13 @@ import chess
 from bughouse_bridge.bughouse.rules import PromotionPolicy
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement
 from bughouse_bridge.reconstruct.occupancy import result_signal
-from bughouse_bridge.reconstruct.shapes import Shape, diff, explaining_shapes, lone_removal
+from bughouse_bridge.reconstruct.shapes import (
+    Diff,
+    Shape,
+    diff,
+    explaining_shapes,
+    lone_removal,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -91,6 +101,25 @@ class Unexplained:
 Reading = Legal | Correction | Remedy | Waiting | Illegal | Signal | Unexplained
 
 
+class Firmness(Enum):
+    """How firmly a board's last committed move stands: what a human arbiter would still revise.
+
+    A move is revised only by its own mover's hand (a slide, a change of mind, a press that beat
+    the scanner); once it has stood while the opponent's clock ran, no later placement rewrites it
+    (a transient during the opponent's move can fit "the position before it plus another move").
+    """
+
+    OPEN = "open"  # committed without its press (no clock, or none yet): revisable until replied
+    HASTY = "hasty"  # committed by a press before the board settled: the scanner may lag behind
+    PRESSED = "pressed"  # committed with its press on a settled board
+    FINAL = "final"  # stood ``press_grace`` after its press, or the reply was pressed on it
+
+    @property
+    def pressed_not_final(self) -> bool:
+        """Pressed, but the press may have beaten the scanner or the mover's own hand."""
+        return self in {Firmness.HASTY, Firmness.PRESSED}
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What the reconstructor remembers about the board's last move."""
@@ -102,16 +131,14 @@ class Context:
     pressed: bool = False  # the side to move pressed the clock since the last commit
     pending: BughouseMove | None = None  # a legal move seen settled, waiting for the press
     trail: frozenset[tuple[chess.Square, chess.Piece]] = frozenset()  # seen since last commit
-    # The last move was committed on its press and has not stood yet: the press may have beaten
-    # the scanner (a slide's last square) or the mover's hand (an early press).
-    pressed_not_final: bool = False
+    firmness: Firmness = Firmness.OPEN  # how firmly the last move stands
     presses: int = 0  # clock presses since the last commit: plies made, by the clock's count
     # Every square change since the last commit, in order (``None``: the square emptied).
     changes: Changes = ()
     changes_of_last: Changes = ()  # the changes that led to the last commit
 
 
-def read(
+def read(  # noqa: PLR0911 - the policy's questions, in order
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading:
     placement = physical[board]
@@ -119,6 +146,9 @@ def read(
         plies = pressed_chain(match, board, physical, context)
         if plies is not None:
             return Legal(plies)
+    revised = revised_chain(match, board, physical, context)
+    if revised is not None:
+        return revised
     candidates = one_ply(match, board, physical)
     for move, color, judgement in candidates:
         own = _own_move(move, color, judgement, match.turn(board))
@@ -145,10 +175,44 @@ def read(
     signal = result_signal(placement, ())
     if signal is not None:  # kings put on the centre on purpose: a result, not a move
         return Signal(signal)
-    if candidates:
+    if candidates and not _legal_with_piece_in_hand(match, board, physical, context):
         move, color, judgement = candidates[0]
         return Illegal(move, color, judgement)
     return Unexplained()
+
+
+def _legal_with_piece_in_hand(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> bool:
+    """The change also reads as a legal move of the side to move (its piece seen arriving) with
+    the opponent's hand already at work: a piece lifted (the victim held), his own piece set
+    down on the way (next to its target). Not an illegal move yet; if it stays, it is reported
+    as unexplained."""
+    position = match.position(board)
+    arrived = {change for change in context.changes if change[1] is not None}
+    for move in position.legal_moves:
+        if arrival_of(position, move) not in arrived:
+            continue
+        if not match.judge(BughouseMove(board, move)).legal:
+            continue
+        after = position.copy(stack=False)
+        if move.drop is not None:
+            after.set_piece_at(move.to_square, chess.Piece(move.drop, position.turn))
+        else:
+            chess.Board.push(after, move)
+        if _opponents_hand(diff(after.board_fen(promoted=False), physical[board]), position.turn):
+            return True
+    return False
+
+
+def _opponents_hand(change: Diff, mover: chess.Color) -> bool:
+    """A small change the opponent of ``mover`` makes mid-move: pieces lifted, his own pieces
+    put down."""
+    arrivals_his = all(piece.color != mover for piece in change.arrivals.values())
+    return not change.empty and len(change.squares) <= _HAND_SQUARES and arrivals_his
+
+
+_HAND_SQUARES = 3  # a piece lifted and set down elsewhere, and a victim in the hand
 
 
 def _own_move(
@@ -255,7 +319,7 @@ def _correction(
         return None
     # Only the mover's own hand revises a move: the piece it put down has moved on. A placement
     # that leaves it standing (the opponent lifting a piece to capture) is not a correction.
-    if not _last_move_undone(match, board, physical, last):
+    if not _revisable(match, board, physical, last, context.firmness):
         return None
     # Cheap physics first: a takeback replays the whole match log.
     shapes = explaining_shapes(parent, physical[board])
@@ -280,9 +344,9 @@ def _correction_and_reply(
     opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
     last = context.correctable
     # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
-    if last is None or context.parent is None or not context.pressed_not_final:
+    if last is None or context.parent is None or not context.firmness.pressed_not_final:
         return None
-    if not _last_move_undone(match, board, physical, last):
+    if not _revisable(match, board, physical, last, context.firmness):
         return None
     before = _before_last(match, board, context)
     if before is None:
@@ -297,17 +361,50 @@ def _correction_and_reply(
     return None if chosen is None else Correction(chosen)
 
 
+def _revisable(
+    match: Match,
+    board: BoardId,
+    physical: Mapping[BoardId, str],
+    last: BughouseMove,
+    firmness: Firmness,
+) -> bool:
+    """Physics that only the last move's own mover explains; a final move is never revised."""
+    if firmness is Firmness.FINAL:
+        return False
+    if _last_move_undone(match, board, physical, last):
+        return True
+    return firmness is Firmness.HASTY and _lagging_origin(match, board, physical, last)
+
+
 def _last_move_undone(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
 ) -> bool:
     """A wrongly read move leaves its target square (or its origin) different on the board, and
     not taken by an opponent's piece: that is a capture of the move's piece, not its mover's
     hand going on."""
-    squares = diff(match.board_fen(board), physical[board]).squares
-    origin_changed = last.move.drop is None and last.move.from_square in squares
-    now_on_target = chess.BaseBoard(physical[board]).piece_at(last.move.to_square)
+    change = diff(match.board_fen(board), physical[board])
+    target = last.move.to_square
+    origin_changed = last.move.drop is None and last.move.from_square in change.squares
+    now_on_target = chess.BaseBoard(physical[board]).piece_at(target)
     captured = now_on_target is not None and now_on_target.color == match.turn(board)
-    return (last.move.to_square in squares and not captured) or origin_changed
+    # ... unless the piece went on (it stands elsewhere now) and the opponent moved in after it.
+    piece = match.position(board).piece_at(target)
+    went_on = any(p == piece and sq != target for sq, p in change.arrivals.items())
+    return (target in change.squares and (went_on or not captured)) or origin_changed
+
+
+def _lagging_origin(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], last: BughouseMove
+) -> bool:
+    """The scanner reported a piece's arrival before its departure and the press came in
+    between: a piece of the kind the last move put down has left another square since (a drop
+    that was a move, or a move from elsewhere). Only for a press before the board settled: a
+    piece lifted later is the opponent's hand (a capture), not a lagging scan."""
+    arrived = match.position(board).piece_at(last.move.to_square)
+    removed = diff(match.board_fen(board), physical[board]).removed
+    return any(
+        piece == arrived and square != last.move.to_square for square, piece in removed.items()
+    )
 
 
 def _before_last(match: Match, board: BoardId, context: Context) -> Match | None:
@@ -439,28 +536,56 @@ def pressed_chain(
     in the order the pieces arrived; if unique. Else one ply fewer (the last reply pressed while
     its piece was still in the hand). Else the same with one piece lifted off that placement: the
     clock reports a press up to a scan late, when the next hand is already on the board."""
-    for in_flight in (False, True):
-        for plies in (context.presses, context.presses - 1):
-            if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
-                continue
-            search = _ChainSearch(
-                board, physical[board], context.changes, context.now, in_flight=in_flight
-            )
-            found = search.chains(match, plies, 0)
-            if len(found) == 1:
-                return found[0]
-            if found:
-                return None
-    return None
+    presses = context.presses
+    search = _ChainSearch(board, physical[board], context.changes, context.now)
+    return search.first_unique(match, (presses, presses - 1))
+
+
+def revised_chain(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Correction | None:
+    """The same when the last move was pressed before its mover's hand was done (a slide, a
+    slid drop or capture) and has not stood since: the board never settled on its real square
+    before the replies came. The last move is replaced only if its piece has left its square
+    (the mover's hand, not the opponent's) and the replacement's piece was seen arriving."""
+    last, parent = context.correctable, context.parent
+    pressed_not_final = context.firmness.pressed_not_final
+    if last is None or parent is None or not pressed_not_final or context.presses < 1:
+        return None
+    if not _revisable(match, board, physical, last, context.firmness):
+        return None
+    before = _before_last(match, board, context)
+    if before is None:
+        return None
+    changes = context.changes_of_last + context.changes
+    search = _ChainSearch(board, physical[board], changes, context.now, skip_first=last)
+    plies = search.first_unique(before, (context.presses + 1,))  # the replacement + the replies
+    return None if plies is None else Correction(plies)
 
 
 @dataclass(frozen=True, slots=True)
 class _ChainSearch:
     board: BoardId
     target: str
-    changes: tuple[tuple[chess.Square, chess.Piece | None], ...]
+    changes: Changes
     now: float
-    in_flight: bool  # the target may lack one piece: lifted by the next hand
+    skip_first: BughouseMove | None = None  # a move the chain may not start with
+    in_flight: bool = False  # the target may lack one piece: lifted by the next hand
+
+    def first_unique(
+        self, match: Match, counts: tuple[int, ...]
+    ) -> tuple[BughouseMove, ...] | None:
+        """The unique chain of the first count that has any, exact placements before in-flight
+        ones."""
+        for in_flight in (False, True):
+            search = replace(self, in_flight=in_flight)
+            for plies in counts:
+                if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
+                    continue
+                found = search.chains(match, plies, 0)
+                if found:
+                    return found[0] if len(found) == 1 else None
+        return None
 
     def reached(self, placement: str) -> bool:
         if placement == self.target:
@@ -475,11 +600,13 @@ class _ChainSearch:
             last: list[tuple[BughouseMove, ...]] = [
                 (move,)
                 for move, _index in self._next_moves(match, start)
-                if self._reached_after(match, move)
+                if self._reached_after(match, move) and not (start == 0 and move == self.skip_first)
             ]
             return last[:2]
         found: list[tuple[BughouseMove, ...]] = []
         for move, index in self._next_moves(match, start):
+            if start == 0 and move == self.skip_first:
+                continue
             if not _left_in_time(match.position(self.board), move.move, index, self.changes):
                 continue
             after = match.copy()
