@@ -16,12 +16,14 @@ from bughouse_bridge.bughouse.bpgn import (
     BpgnGame,
     BpgnMove,
     PlayedMove,
+    chesscom_clock,
     closing_comment_for,
     core_san,
     format_clock,
     game_from_match_log,
     game_from_moves,
     is_clock_comment,
+    is_reserved_comment,
     is_steal_comment,
     normalize_comment,
     numbered_moves,
@@ -295,8 +297,14 @@ def test_empty_closing_comment_is_written_when_it_would_be_mistaken():
 comment_text = st.text(
     alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="}"), max_size=20
 ).map(normalize_comment)
-move_comment = comment_text.filter(lambda text: not is_steal_comment(text))
-closing_text = move_comment.filter(lambda text: not is_clock_comment(text))
+# Comments our dialect reads as annotations (steal, illegal, removal, masked move) or as clocks
+# are written by the writer itself, never as free text.
+move_comment = comment_text.filter(
+    lambda text: not is_steal_comment(text) and not is_reserved_comment(text)
+)
+closing_text = move_comment.filter(
+    lambda text: not is_clock_comment(text) and chesscom_clock(text) is None
+)
 clocks = st.none() | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6)
 plain_sans = st.sampled_from(
     ["e4", "exd5", "Nf3", "N1c3", "B8d7", "Qxe8+", "O-O", "O-O-O+", "0-0", "P@f6", "B@g7#", "@e7"]
