@@ -403,6 +403,7 @@ class Bridge:
             "takeback": self._cmd_takeback,
             "resync": self._cmd_resync,
             "accept": self._cmd_accept,
+            "choose_recovery": self._cmd_choose_recovery,
         }
 
     def _handler(
@@ -466,6 +467,23 @@ class Bridge:
         _expect_keys(request, ("board",))
         board = _board_argument(request)
         return {}, self._handle(self._reconstructor.accept(board, now), now)
+
+    def _cmd_choose_recovery(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """A gap the bridge could not settle (alert ``gap_ambiguous``): the arbiter names the
+        candidate whose moves replace it in the log."""
+        _expect_keys(request, ("gap", "candidate"))
+        numbers = [request.get(key) for key in ("gap", "candidate")]
+        if not all(type(number) is int for number in numbers):
+            raise CommandError("'gap' and 'candidate' must be integers from the gap_ambiguous alert")
+        gap, candidate = numbers
+        assert isinstance(gap, int) and isinstance(candidate, int)
+        try:
+            events = self._reconstructor.choose_recovery(gap, candidate, now)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        return {"gap": gap, "candidate": candidate}, self._handle(events, now)
 
     def _request_dump_all(self) -> Output:
         output = Output()

@@ -7,7 +7,7 @@ board's last ply, because python-chess's ``pop()`` cannot undo a pocket on the o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import chess
@@ -86,7 +86,16 @@ class _ResultSet:
     reason: str
 
 
-_Entry = _Played | _DropRemoved | _FlagFell | _ResultSet
+@dataclass(frozen=True, slots=True)
+class _GapFilled:
+    """A link gap nobody could explain: the boards were set to what they showed after it."""
+
+    t: float
+    gap: int
+    fens: Mapping[BoardId, str]  # crazyhouse FENs (pockets, side to move) of the boards set
+
+
+_Entry = _Played | _DropRemoved | _FlagFell | _ResultSet | _GapFilled
 
 
 @dataclass(slots=True)
@@ -483,6 +492,43 @@ class Match:
         self._state.log.append(_ResultSet(t, winner_team, board, reason))
         return self._decide(winner_team, board, reason, t)
 
+    # --- link gaps (reconstruct/gap.py) ---------------------------------------------------------
+
+    def fill_gap(self, gap: int, fens: Mapping[BoardId, str], *, t: float) -> None:
+        """Set boards to the positions seen after a link gap that no unique ply sequence
+        explains; the log keeps the gap as one entry (``resolve_gap`` replaces it by plies)."""
+        self._state.log.append(_GapFilled(t, gap, dict(fens)))
+        for board_id, fen in fens.items():
+            board = BughouseBoard(fen)
+            board.debts = self._state.boards[board_id].debts
+            self._state.boards[board_id] = board
+            self._state.forced_drops.pop(board_id, None)
+        for board_id in BoardId:
+            self._state.plights[board_id] = classify(
+                self._rules, self._state.boards, board_id, partner_moved=False
+            )
+
+    def resolve_gap(self, gap: int, moves: list[BughouseMove], *, t: float) -> list[MatchEvent]:
+        """Replace the gap's entry by ``moves`` (played at the gap's time); what came after it is
+        replayed. The moves' events are returned, marked ``recovered``. ValueError (nothing
+        changed) when the moves or the rest of the log do not replay."""
+        log = self._state.log
+        index = _gap_index(log, gap)
+        rebuilt = Match(self._rules, fens=self._fens)
+        rebuilt._replay(log[:index])
+        events: list[MatchEvent] = []
+        for move in moves:
+            events += [
+                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
+                for event in rebuilt.play(move, t=t)
+            ]
+        rebuilt._replay(log[index + 1 :])
+        self._state = rebuilt._state
+        return events
+
+    def open_gaps(self) -> list[int]:
+        return [entry.gap for entry in self._state.log if isinstance(entry, _GapFilled)]
+
     # --- takeback ------------------------------------------------------------------------------
 
     def takeback(self, board: BoardId, *, t: float) -> list[MatchEvent]:
@@ -504,7 +550,9 @@ class Match:
 
     def _replay(self, entries: list[_Entry]) -> None:
         for entry in entries:
-            if isinstance(entry, _Played):
+            if isinstance(entry, _GapFilled):
+                self.fill_gap(entry.gap, entry.fens, t=entry.t)
+            elif isinstance(entry, _Played):
                 self.play(entry.move, t=entry.t, clock_ms=entry.clock_ms, force=entry.force)
             elif isinstance(entry, _DropRemoved):
                 self.remove_illegal_drop(entry.board, t=entry.t)
@@ -512,6 +560,13 @@ class Match:
                 self.flag(entry.seat.board, entry.seat.color, t=entry.t, at=entry.at)
             else:
                 self.set_result(entry.winner_team, entry.board, entry.reason, t=entry.t)
+
+
+def _gap_index(log: list[_Entry], gap: int) -> int:
+    for index, entry in enumerate(log):
+        if isinstance(entry, _GapFilled) and entry.gap == gap:
+            return index
+    raise ValueError(f"there is no open gap {gap}")
 
 
 def _last_ply_index(log: list[_Entry], board: BoardId) -> int:

@@ -96,6 +96,7 @@ class AlertCode(StrEnum):
     RESULT_SIGNAL = "result_signal"
     LINK_LOST = "link_lost"
     LINK_BACK = "link_back"
+    GAP_AMBIGUOUS = "gap_ambiguous"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import (
@@ -33,6 +33,7 @@ from bughouse_bridge.bughouse.events import (
     MatchEvent,
     Mate,
     MateStatus,
+    MovePlayed,
     Severity,
     Stalemate,
     StalemateStatus,
@@ -43,6 +44,13 @@ from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, FieldUpdate, Lev
 from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
 from bughouse_bridge.reconstruct.clocks import ClockTracker
+from bughouse_bridge.reconstruct.gap import (
+    Candidate,
+    GapSolution,
+    filled_positions,
+    gap_details,
+    solve_gap,
+)
 from bughouse_bridge.reconstruct.occupancy import (
     START_PLACEMENT,
     Occupancy,
@@ -67,7 +75,7 @@ from bughouse_bridge.reconstruct.readings import (
 from bughouse_bridge.reconstruct.shapes import explaining_shapes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     import chess
 
@@ -113,6 +121,7 @@ class _Board:
     signal: str | None = None
     stall_since: float | None = None
     stall_alerted: bool = False
+    held: bool = False  # stuck while the other board's link is down: solved with its gap
 
 
 class MatchReconstructor:
@@ -123,6 +132,7 @@ class MatchReconstructor:
         self.config = config
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
+        self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
 
     @property
     def match(self) -> Match:
@@ -359,6 +369,8 @@ class MatchReconstructor:
             placements = self._placements()
             passing = through_passing_positions(self._match, board, placements, state.seen, now)
             reading = passing or reading
+        if self._hold(board, reading):
+            return []
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
@@ -697,21 +709,117 @@ class MatchReconstructor:
 
     # -- reconnect, orientation, magic pieces, stalling ------------------------------------
 
+    def _hold(self, board: BoardId, reading: Reading) -> bool:
+        """While the other board's link is down, a board that waits for a piece (or shows more
+        than the reading explains) may wait for plies nobody saw: it is held, without alerts,
+        and solved together with the other board's gap when that link returns."""
+        state = self._boards[board]
+        if self._boards[board.other].connected or not isinstance(
+            reading, Waiting | Unexplained | Illegal
+        ):
+            return False
+        state.held = True
+        return True
+
     def _reconcile(self, board: BoardId, now: float) -> list[Outcome]:
-        physical = self._physical(board)
-        if physical is None or physical == self._match.board_fen(board):
-            return [LinkChanged(now, str(board), "resynced", {"missing_plies": 0})]
-        context = Context(now)
-        reading = read(self._match, board, self._placements(), context)
-        if isinstance(reading, Legal) and reading.standing is None:
-            out: list[Outcome] = []
-            for move in reading.moves:
-                out += self._commit(board, move, now, clock_ms=None)
-            details = {"missing_plies": len(reading.moves)}
-            return [*out, LinkChanged(now, str(board), "resynced", details)]
-        event = self._unexplained_alert(board, physical, now, "after reconnect")
-        out = self._once(board, physical, event)
-        return [*out, LinkChanged(now, str(board), "resynced", {"missing_plies": None})]
+        """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
+        lead from the game to what the boards show now (``gap.solve_gap``)."""
+        link = str(board)
+        boards = [board, *([board.other] if self._boards[board.other].held else [])]
+        targets = {b: self._physical(b) for b in boards}
+        for b in boards:
+            self._boards[b].held = False
+        known = {b: placement for b, placement in targets.items() if placement is not None}
+        if targets[board] is None or all(
+            placement == self._match.board_fen(b) for b, placement in known.items()
+        ):
+            return [
+                LinkChanged(now, link, "resynced", {"missing_plies": 0}),
+                *self._nudge_all(boards, now),
+            ]
+        turns = {b: self._boards[b].clock.running_color() for b in known}
+        solution = solve_gap(self._match, known, turns=turns)
+        if solution.unique is not None:
+            return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
+        return self._left_to_arbiter(board, known, turns, solution, now)
+
+    def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for b in boards:
+            self._boards[b].stuck = True
+            out += self._nudge(b, now)
+        return out
+
+    def _recovered(self, board: BoardId, candidate: Candidate, now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for move in candidate.moves:
+            events = [
+                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
+                for event in self._match.play(move, t=now)
+            ]
+            out += self._after_commit(move.board, move, events, now)
+            self._boards[move.board].correctable = None
+        details = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+        }
+        return [*out, LinkChanged(now, str(board), "resynced", details)]
+
+    def _left_to_arbiter(
+        self,
+        board: BoardId,
+        targets: Mapping[BoardId, str],
+        turns: Mapping[BoardId, chess.Color | None],
+        solution: GapSolution,
+        now: float,
+    ) -> list[Outcome]:
+        """Nothing settles the gap: the boards are set to what they show (the broadcast is
+        right at once), the log keeps the gap, and the arbiter may choose a candidate."""
+        gap = max(self._gaps, default=0) + 1
+        details = gap_details(gap, self._match, solution)
+        fens = filled_positions(self._match, targets, turns, solution)
+        self._match.fill_gap(gap, fens, t=now)
+        self._gaps[gap] = solution
+        for b in targets:
+            self._after_gap(b, now)
+        count = len(solution.candidates)
+        message = (
+            f"Board {board} is back; {count} different sequences of moves explain the gap: "
+            "the position is published as it stands; choose one with choose_recovery."
+            if count
+            else f"Board {board} is back; no legal moves explain the gap ({solution.verdict}): "
+            "the position is published as it stands."
+        )
+        return [
+            alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details),
+            LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
+        ]
+
+    def _after_gap(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.pending = state.waiting = state.correctable = state.parent = None
+        state.standing_drop = None
+        state.press = None
+        state.trail.clear()
+        state.seen.clear()
+        state.committed_ply = self._match.ply(board)
+        state.moved_at = now
+        state.stuck = False
+
+    def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
+        """The arbiter's choice for a gap left open: its plies replace the gap in the log.
+        ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        solution = self._gaps.get(gap)
+        if solution is None:
+            raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
+        if not 0 <= index < len(solution.candidates):
+            raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
+        candidate = solution.candidates[index]
+        events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        del self._gaps[gap]
+        for board in BoardId:
+            self._after_gap(board, now)
+        return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
 
     def _physical(self, board: BoardId) -> str | None:
         state = self._boards[board]
