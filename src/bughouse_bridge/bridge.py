@@ -476,7 +476,9 @@ class Bridge:
         _expect_keys(request, ("gap", "candidate"))
         numbers = [request.get(key) for key in ("gap", "candidate")]
         if not all(type(number) is int for number in numbers):
-            raise CommandError("'gap' and 'candidate' must be integers from the gap_ambiguous alert")
+            raise CommandError(
+                "'gap' and 'candidate' must be integers from the gap_ambiguous alert"
+            )
         gap, candidate = numbers
         assert isinstance(gap, int) and isinstance(candidate, int)
         try:

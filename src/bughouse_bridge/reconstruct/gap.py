@@ -65,7 +65,7 @@ class Verdict(StrEnum):
 @dataclass(frozen=True, slots=True)
 class GapLimits:
     max_plies: int = 24  # per board
-    max_nodes: int = 20_000  # plies tried in all; the search gives up ("unknown") beyond
+    max_nodes: int = 50_000  # plies tried in all; the search gives up ("unknown") beyond
     max_candidates: int = 8  # distinct end states kept (and shown to the arbiter)
 
 
@@ -134,9 +134,10 @@ class _Search:
     def _branch(self, board: BoardId, left: dict[BoardId, int], path: list[BughouseMove]) -> None:
         position = self.boards[board]
         partner = self.boards[board.other]
+        moves = list(position.legal_moves)
         left[board] -= 1
         try:
-            for move in list(position.legal_moves):
+            for move in moves:
                 self.nodes += 1
                 if self.nodes > self.limits.max_nodes:
                     raise _OutOfWorkError
@@ -282,6 +283,14 @@ def _reachable(
     Every piece not where the goal has one must leave: by a ply of its own side or by being
     captured.
     """
+    return _slack(position, goal, plies, refills=refills) is not None
+
+
+def _slack(
+    position: chess.variant.CrazyhouseBoard, goal: _Goal, plies: int, *, refills: bool
+) -> int | None:
+    """``None`` when the goal is out of reach (see ``_reachable``); else how many plies of the
+    side on move may still go elsewhere than to a goal square."""
     own = {position.turn: (plies + 1) // 2, not position.turn: plies // 2}
     cost = {chess.WHITE: 0, chess.BLACK: 0}
     leave = {chess.WHITE: 0, chess.BLACK: 0}
@@ -291,13 +300,16 @@ def _reachable(
         for square in chess.scan_forward(wanted & ~there):
             cost[color] += _arrival_cost(position, color, piece_type, square, there, refills)
     castling = position.castling_rights
+    slack = 0
     for color in chess.COLORS:
         spare = 1 if castling & (chess.BB_RANK_1 if color else chess.BB_RANK_8) else 0
         if cost[color] > own[color] + spare:
-            return False
+            return None
         if leave[color] > own[color] + spare + own[not color]:
-            return False
-    return True
+            return None
+        if color == position.turn:
+            slack = own[color] + spare - cost[color]
+    return slack
 
 
 def _lengths(
