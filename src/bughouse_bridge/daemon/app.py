@@ -317,6 +317,8 @@ class Daemon:
                 return self.bridge.receive(item.link, item.data, item.t)
             case LinkChange():
                 self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
+                if self._recorder is not None:
+                    self._recorder.link(item.link, item.t, connected=item.connected)
                 return self.bridge.link_state(
                     item.link, item.t, connected=item.connected, port=item.port
                 )
