@@ -32,8 +32,9 @@ from bughouse_bridge.reconstruct.gap import GapLimits, Verdict, end_state, solve
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", Path("/work/shared/data/bpgn"))
-STRIDE = 6
-GAPS = (1, 2, 3, 4, 6, 8, 10, 12, 16, 20)
+STRIDE = 10
+GAPS = (1, 2, 3, 5, 8, 12, 20)
+LIMITS = GapLimits(max_nodes=20_000)
 
 
 def games() -> list[list[BughouseMove]]:
@@ -81,7 +82,7 @@ def one_gap(moves: list[BughouseMove], start: int, plies: int, cut: frozenset[Bo
 def run(quick: bool) -> dict[str, object]:
     tally = {"exact": 0, "equivalent": 0, "arbiter": 0, "wrong": 0}
     times: list[float] = []
-    limits = GapLimits()
+    limits = LIMITS
     for moves in games():
         for start in range(0, len(moves) - 1, STRIDE * (3 if quick else 1)):
             for plies in GAPS[:5] if quick else GAPS:
@@ -93,7 +94,10 @@ def run(quick: bool) -> dict[str, object]:
                     began = time.perf_counter()
                     solution = solve_gap(known, targets, turns=turns, limits=limits)
                     times.append(time.perf_counter() - began)
-                    tally[classify(solution, known, truth)] += 1
+                    verdict = classify(solution, known, truth)
+                    tally[verdict] += 1
+                    if verdict == "wrong":
+                        print("wrong:", start, plies, sorted(cut), file=sys.stderr)
     return {"tally": tally, "times": times}
 
 
@@ -130,7 +134,7 @@ def write_readme(tally: dict[str, int], total: int, p50: float, p99: float, wors
 Run: `.venv/bin/python bench/bench_resync.py` (rewrites this section).
 
 Real games, a gap every {STRIDE} plies of {len(GAPS)} lengths ({", ".join(map(str, GAPS))} plies per
-missing board) on board A, board B and both: {total} gaps. Limits: {GapLimits().max_nodes:,} plies
+missing board) on board A, board B and both: {total} gaps. Limits: {LIMITS.max_nodes:,} plies
 tried at most per gap.
 
 | recovered exactly | same position, other plies | left to the arbiter | recovered wrongly |

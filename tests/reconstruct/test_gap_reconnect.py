@@ -40,6 +40,7 @@ def test_a_long_gap_is_recovered_with_recovered_moves_and_ply_numbers_that_conti
     table.t += 12
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
+    table.wait(1)
     moves = [o for o in table.out if isinstance(o, MovePlayed)]
     # The order of moves that do not interact cannot be known; the position and plies can.
     assert sorted(m.move.uci for m in moves) == sorted(missed)
@@ -58,6 +59,7 @@ def test_after_a_recovery_the_next_move_is_read_normally() -> None:
     table.t += 5
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
+    table.wait(1)
     table.move(A, "b1c3").wait(3)
     assert table.moves()[-1] == "b1c3"
     assert table.rec.match.ply(A) == 5
@@ -77,6 +79,7 @@ def ambiguous_table() -> Table:
     table.t += 8
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
+    table.wait(1)
     return table
 
 
@@ -121,6 +124,7 @@ def test_a_gap_nothing_explains_still_follows_the_board() -> None:
     table.t += 5
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
+    table.wait(1)
     (alert,) = table.alerts(AlertCode.GAP_AMBIGUOUS)
     assert alert.details["candidates"] == []
     assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
@@ -141,6 +145,7 @@ def test_the_partner_board_waiting_on_a_missed_capture_is_solved_with_the_gap() 
     table.t += 2
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
+    table.wait(1)
     assert illegal_alerts(table) == []
     assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
     assert table.rec.match.board_fen(B) == table.physical[B].board_fen()

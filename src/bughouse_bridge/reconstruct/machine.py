@@ -122,6 +122,7 @@ class _Board:
     stall_since: float | None = None
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
+    gap_open: bool = False  # back from a gap: reconciled once the placement has settled
 
 
 class MatchReconstructor:
@@ -244,9 +245,11 @@ class MatchReconstructor:
         changed = state.occupancy.load(dump)
         self._physical(board)  # an orientation is best detected on a fresh dump
         if state.resync:
+            # A hand may be over the board as the link returns: reconcile a settled placement.
             state.resync = False
-            state.changed_at = now
-            return self._reconcile(board, now)
+            state.gap_open = True
+            self._changed(board, now)
+            return []
         if changed:
             self._changed(board, now)
         return []
@@ -313,6 +316,8 @@ class MatchReconstructor:
         state.wake_at = None
         if not state.occupancy.known:
             return []
+        if state.gap_open:
+            return self._settle_gap(board, now)
         physical = self._physical(board)
         out = self._magic(board, now)
         if physical is None:
@@ -709,12 +714,22 @@ class MatchReconstructor:
 
     # -- reconnect, orientation, magic pieces, stalling ------------------------------------
 
+    def _settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        state.gap_open = False
+        return self._reconcile(board, now)
+
     def _hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board that waits for a piece (or shows more
         than the reading explains) may wait for plies nobody saw: it is held, without alerts,
         and solved together with the other board's gap when that link returns."""
         state = self._boards[board]
-        if self._boards[board.other].connected or not isinstance(
+        other = self._boards[board.other]
+        if (other.connected and not other.gap_open) or not isinstance(
             reading, Waiting | Unexplained | Illegal
         ):
             return False
