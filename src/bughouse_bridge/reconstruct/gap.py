@@ -27,7 +27,7 @@ first). The caller never waits on a hang: the work is bounded by ``max_nodes``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import product
 from typing import TYPE_CHECKING, Any
@@ -351,13 +351,24 @@ def solve_gap(
     goal = {board: _goal(targets[board]) for board in boards}
     refills = {board: board.other in targets for board in boards}
     search = _Search(match, targets, limits, goal, refills)
+    shortest: int | None = None
+    parities: set[tuple[int, ...]] = set()  # of the shortest explanations' ply counts
     try:
         for plies in _lengths(boards, parity, limits):
+            total = sum(plies.values())
+            if shortest is not None and total > shortest:
+                if total > shortest + _CONFIRM or not _drops_possible(match, targets):
+                    break
+                if tuple(count % 2 for count in plies.values()) not in parities:
+                    continue  # an unknown side on move is taken from the shortest explanation
+                if search.limits is limits:
+                    search.limits = replace(limits, max_nodes=search.nodes + limits.max_nodes)
             if not _feasible(match, goal, plies, refills):
                 continue
             search.run(plies)
-            if search.found:
-                break
+            if search.found and (shortest is None or total == shortest):
+                shortest = total
+                parities.add(tuple(count % 2 for count in plies.values()))
     except _OutOfWorkError:
         return GapSolution(Verdict.UNKNOWN, tuple(search.found.values()), search.nodes)
     candidates = tuple(search.found.values())
@@ -365,6 +376,21 @@ def solve_gap(
         return GapSolution(Verdict.NONE, (), search.nodes)
     verdict = Verdict.UNIQUE if len(candidates) == 1 else Verdict.AMBIGUOUS
     return GapSolution(verdict, candidates, search.nodes)
+
+
+# An explanation is confirmed only when two plies more explain the placements no other way: a
+# drop whose piece is then taken (or a capture answered by a drop of the same piece) leaves the
+# placement alone but changes the pockets. Without a piece to drop that cannot happen, and the
+# confirmation (with a work budget of its own) is skipped. Not covered: a rook or king that
+# goes and comes back during the gap (castling rights differ; the arbiter can correct them).
+_CONFIRM = 2
+
+
+def _drops_possible(match: Match, targets: Mapping[BoardId, str]) -> bool:
+    if len(targets) > 1:
+        return True  # the boards feed each other's pockets
+    pockets = match.pockets()
+    return any(pockets.of(board, color) for board in targets for color in chess.COLORS)
 
 
 def _feasible(
@@ -400,34 +426,63 @@ def filled_positions(
     turns: Mapping[BoardId, chess.Color | None],
     solution: GapSolution,
 ) -> dict[BoardId, str]:
-    """The positions a gap left to the arbiter sets (crazyhouse FENs): the placements seen; the
-    side on move from the running clock, else from the first candidate; every pocket holds the
-    most any candidate leaves in it (so that no drop made after the gap is called illegal for a
-    piece the bridge could not know about)."""
+    """The positions a gap left to the arbiter sets (crazyhouse FENs of both boards).
+
+    The placements seen; the side on move from the running clock, else from the first
+    candidate, else the same as before. Pockets: with candidates, every pocket holds the most
+    any candidate leaves in it (no drop after the gap is called illegal for a piece the bridge
+    could not know about); without any, the least material flow that explains the placements:
+    a piece more on a board was dropped from its side's pocket, a piece fewer was captured and
+    went to the pocket of the same colour on the other board.
+    """
     first = solution.candidates[0].end if solution.candidates else None
-    fens = {}
+    positions = {board: match.position(board) for board in BoardId}
+    if first is None:
+        _least_flow(positions, targets)
     for board, placement in targets.items():
-        position = match.position(board)
+        position = positions[board]
         if first is not None:
             position = chess.variant.CrazyhouseBoard(first[_INDEX[board]])
+            positions[board] = position
         position.set_board_fen(placement)
         turn = turns.get(board)
         if turn is not None:
             position.turn = turn
         position.castling_rights = position.clean_castling_rights()
         position.ep_square = None
+    if first is not None:
+        for board, position in positions.items():
+            _most_of(position, [candidate.end[_INDEX[board]] for candidate in solution.candidates])
+    return {board: position.fen() for board, position in positions.items()}
+
+
+def _most_of(position: chess.variant.CrazyhouseBoard, ends: list[str]) -> None:
+    for color in chess.COLORS:
+        pockets = [chess.variant.CrazyhouseBoard(end).pockets[color] for end in ends]
+        for piece_type in _POCKET_TYPES:
+            most = max(pocket.count(piece_type) for pocket in pockets)
+            while position.pockets[color].count(piece_type) < most:
+                position.pockets[color].add(piece_type)
+            while position.pockets[color].count(piece_type) > most:
+                position.pockets[color].remove(piece_type)
+
+
+def _least_flow(
+    positions: Mapping[BoardId, chess.variant.CrazyhouseBoard], targets: Mapping[BoardId, str]
+) -> None:
+    for board, placement in targets.items():
+        before, after = positions[board], chess.BaseBoard(placement)
         for color in chess.COLORS:
-            counts = [
-                chess.variant.CrazyhouseBoard(candidate.end[_INDEX[board]]).pockets[color]
-                for candidate in solution.candidates
-            ]
-            for piece_type in chess.PIECE_TYPES[:-1]:
-                most = max((pocket.count(piece_type) for pocket in counts), default=None)
-                if most is not None:
-                    while position.pockets[color].count(piece_type) < most:
-                        position.pockets[color].add(piece_type)
-        fens[board] = position.fen()
-    return fens
+            for piece_type in _POCKET_TYPES:
+                change = len(after.pieces(piece_type, color)) - len(
+                    before.pieces(piece_type, color)
+                )
+                pocket = before.pockets[color]
+                for _ in range(min(change, pocket.count(piece_type))):
+                    pocket.remove(piece_type)  # dropped
+                for _ in range(-change):
+                    positions[board.other].pockets[color].add(piece_type)  # captured
 
 
+_POCKET_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 _INDEX = {BoardId.A: 0, BoardId.B: 1}

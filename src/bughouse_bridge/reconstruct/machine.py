@@ -752,11 +752,19 @@ class MatchReconstructor:
                 LinkChanged(now, link, "resynced", {"missing_plies": 0}),
                 *self._nudge_all(boards, now),
             ]
-        turns = {b: self._boards[b].clock.running_color() for b in known}
+        turns = {b: self._known_turn(b) for b in known}
         solution = solve_gap(self._match, known, turns=turns)
         if solution.unique is not None:
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
         return self._left_to_arbiter(board, known, turns, solution, now)
+
+    def _known_turn(self, board: BoardId) -> chess.Color | None:
+        """The side on move by the running clock, when White's side of it is configured (one
+        learned from the lever may be wrong after a gap, and a wrong parity means a wrong
+        answer)."""
+        if self.config.clock_side_of(board) not in _CLOCK_SIDES:
+            return None
+        return self._boards[board].clock.running_color()
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []

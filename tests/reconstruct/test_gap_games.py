@@ -1,0 +1,116 @@
+"""Real games in fast play through the emulator and the reconstructor, with a board's link (or
+both) cut for 5, 12, 25 or 40 s: the boards come back right and every later move is exact.
+
+Pure and in virtual time: the trace's records of a cut board are withheld during the gap (the
+shell would not see them), the link changes are fed as the shell does, and the dump the
+reconstructor asks for on reconnect is the board's real placement at that moment.
+"""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from trace_gen import Replay, expected_per_board, game_trace, real_games, run_timers
+
+from bughouse_bridge.bughouse.events import Alert, MovePlayed, Severity
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import AlertCode, BoardId
+from bughouse_bridge.dgt.decoder import DgtDecoder
+from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate
+from bughouse_bridge.dgt.squares import board_to_dump
+from bughouse_bridge.emulator.game import Pace
+from bughouse_bridge.reconstruct import MatchReconstructor, ReconstructorConfig
+from bughouse_bridge.reconstruct.occupancy import Occupancy
+
+GAMES = real_games()
+FAST = Pace(speed=6, partner_order=True, min_reply=0.3)
+
+
+def replay_with_gap(
+    records: list, cut: frozenset[BoardId], start: float, length: float
+) -> tuple[Replay, int]:
+    rec = MatchReconstructor(Match(get_preset("fics")), ReconstructorConfig())
+    result = Replay(rec)
+    decoders = {board: DgtDecoder() for board in BoardId}
+    shadow = {board: Occupancy() for board in BoardId}  # what each board really shows
+    phase = "before"
+    events_at_gap = 0
+    for record in records:
+        if record.direction != "rx":
+            continue
+        if phase == "before" and record.t >= start:
+            run_timers(result, start)
+            for board in cut:
+                result.outcomes += rec.on_link_state(board, False, start)
+            phase, events_at_gap = "gap", len(result.outcomes)
+        if phase == "gap" and record.t >= start + length:
+            back = start + length
+            run_timers(result, back)
+            for board in cut:
+                result.outcomes += rec.on_link_state(board, True, back)
+                placement = shadow[board].placement(rotated=False)
+                dump = board_to_dump(chess.BaseBoard(placement))
+                result.outcomes += rec.on_message(board, dump, back)
+            phase = "after"
+        run_timers(result, record.t)
+        board = BoardId(record.link)
+        for message in decoders[board].feed(record.data):
+            if isinstance(message, BoardDump):
+                shadow[board].load(message)
+            elif isinstance(message, FieldUpdate):
+                shadow[board].update(message)
+            if phase == "gap" and board in cut:
+                continue
+            result.outcomes += rec.on_message(board, message, record.t)
+    run_timers(result, records[-1].t + 10)
+    return result, events_at_gap
+
+
+@pytest.mark.parametrize("length", [5.0, 12.0, 25.0, 40.0])
+@pytest.mark.parametrize("cut", ["A", "B", "AB"])
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_cut_link_comes_back_right_and_later_moves_are_exact(
+    name: str, cut: str, length: float
+) -> None:
+    game = GAMES[name]
+    plan, records = game_trace(game, 0, pace=FAST)
+    start = plan.end / 3
+    result, at_gap = replay_with_gap(records, frozenset(BoardId(c) for c in cut), start, length)
+    expected = expected_per_board(game, plan)
+    rec = result.reconstructor
+    truth = Match(get_preset("fics"))
+    for board_moves in _in_game_order(game, plan, truth):
+        pass
+    for board in BoardId:
+        assert rec.match.board_fen(board) == truth.board_fen(board), f"board {board}"
+        assert rec.match.fen(board).split()[0] == truth.fen(board).split()[0], "pockets"
+    later = [o for o in result.outcomes[at_gap:] if isinstance(o, MovePlayed)]
+    recovered = [m for m in later if m.recovered]
+    gap_alerts = [
+        o for o in result.outcomes if isinstance(o, Alert) and o.code is AlertCode.GAP_AMBIGUOUS
+    ]
+    assert recovered or gap_alerts or length == 0
+    after = [m for m in later if not m.recovered and m.t > start + length + 3]
+    for board in BoardId:
+        seen = [m.move.uci for m in after if m.board is board]
+        assert seen == expected[str(board)][len(expected[str(board)]) - len(seen) :]
+    illegal = [
+        o.code
+        for o in result.outcomes[at_gap:]
+        if isinstance(o, Alert) and o.severity is Severity.ILLEGAL
+    ]
+    assert illegal == []
+
+
+def _in_game_order(game, plan, truth: Match):  # the final positions of the game as played
+    expected = expected_per_board(game, plan)
+    counts = {board: len(moves) for board, moves in expected.items()}
+    done = dict.fromkeys(counts, 0)
+    for bpgn_move in game.moves:
+        board = str(bpgn_move.board)
+        if done[board] >= counts[board]:
+            continue
+        truth.play(truth.parse_san(bpgn_move.board, bpgn_move.san), t=0.0)
+        done[board] += 1
+        yield board
