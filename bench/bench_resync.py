@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", Path("/work/shared/data/bpgn"))
 STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
-LIMITS = GapLimits(max_nodes=20_000)
+LIMITS = GapLimits(max_nodes=10_000)
 
 
 def games() -> list[list[BughouseMove]]:
@@ -79,7 +79,7 @@ def one_gap(moves: list[BughouseMove], start: int, plies: int, cut: frozenset[Bo
     return known, targets, turns, truth
 
 
-def run(quick: bool) -> dict[str, object]:
+def run(*, quick: bool) -> dict[str, object]:
     tally = {"exact": 0, "equivalent": 0, "arbiter": 0, "wrong": 0}
     times: list[float] = []
     limits = LIMITS
@@ -115,20 +115,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few cases only (a smoke run)")
     args = parser.parse_args()
-    result = run(args.quick)
+    result = run(quick=args.quick)
     tally: dict[str, int] = result["tally"]  # type: ignore[assignment]
     times: list[float] = sorted(result["times"])  # type: ignore[arg-type]
     total = sum(tally.values())
     print(tally, total)
     p50 = statistics.median(times) * 1000
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
-    print(f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {times[-1]*1000:.0f} ms")
+    print(f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {times[-1] * 1000:.0f} ms")
     if not args.quick:
         write_readme(tally, total, p50, p99, times[-1] * 1000)
 
 
 def write_readme(tally: dict[str, int], total: int, p50: float, p99: float, worst: float) -> None:
-    share = {key: f"{100 * value / total:.1f} %" for key, value in tally.items()}
+    share = {key: f"{100 * value / total:.1f} % ({value})" for key, value in tally.items()}
+    row = " | ".join(share[key] for key in ("exact", "equivalent", "arbiter", "wrong"))
+    row = f"| {row} |"
     section = f"""## Gap recovery
 
 Run: `.venv/bin/python bench/bench_resync.py` (rewrites this section).
@@ -139,7 +141,7 @@ tried at most per gap.
 
 | recovered exactly | same position, other plies | left to the arbiter | recovered wrongly |
 |---:|---:|---:|---:|
-| {share["exact"]} ({tally["exact"]}) | {share["equivalent"]} ({tally["equivalent"]}) | {share["arbiter"]} ({tally["arbiter"]}) | {share["wrong"]} ({tally["wrong"]}) |
+{row}
 
 Solver time per gap: p50 {p50:.1f} ms, p99 {p99:.0f} ms, worst {worst:.0f} ms.
 
@@ -147,8 +149,12 @@ Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version(
 """
     readme = ROOT / "bench/README.md"
     text = readme.read_text()
-    pattern = re.compile(r"## Gap recovery\n.*?(?=\n## |\Z)", re.S)
-    text = pattern.sub(section.rstrip("\n"), text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    pattern = re.compile(r"## Gap recovery\n.*?(?=\n## |\Z)", re.DOTALL)
+    text = (
+        pattern.sub(section.rstrip("\n"), text)
+        if pattern.search(text)
+        else text.rstrip("\n") + "\n\n" + section
+    )
     readme.write_text(text)
 
 

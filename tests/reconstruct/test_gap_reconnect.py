@@ -155,7 +155,7 @@ def test_the_partner_board_waiting_on_a_missed_capture_is_solved_with_the_gap() 
     gaps = table.alerts(AlertCode.GAP_AMBIGUOUS)
     if gaps:  # the solver could not rule out longer explanations within its work budget
         candidates = gaps[0].details["candidates"]
-        assert [c["moves"] for c in candidates][0] == {"A": truth[:2], "B": truth[2:]}
+        assert next(c["moves"] for c in candidates) == {"A": truth[:2], "B": truth[2:]}
     else:
         assert sorted(table.moves()[-3:]) == sorted(truth)
         assert all(m.recovered for m in table.played()[-3:])

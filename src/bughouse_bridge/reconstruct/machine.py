@@ -314,8 +314,8 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         state.wake_at = None
-        if not state.occupancy.known:
-            return []
+        if not state.occupancy.known or not state.connected:
+            return []  # a board whose link is down is read again when it is back
         if state.gap_open:
             return self._settle_gap(board, now)
         physical = self._physical(board)
@@ -752,19 +752,14 @@ class MatchReconstructor:
                 LinkChanged(now, link, "resynced", {"missing_plies": 0}),
                 *self._nudge_all(boards, now),
             ]
-        turns = {b: self._known_turn(b) for b in known}
-        solution = solve_gap(self._match, known, turns=turns)
+        # The clock's running side is not used as the side on move: read as the link returns it
+        # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
+        # wrong answer. The shortest explanation decides the side on move instead.
+        turns: dict[BoardId, chess.Color | None] = dict.fromkeys(known)
+        solution = solve_gap(self._match, known)
         if solution.unique is not None:
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
         return self._left_to_arbiter(board, known, turns, solution, now)
-
-    def _known_turn(self, board: BoardId) -> chess.Color | None:
-        """The side on move by the running clock, when White's side of it is configured (one
-        learned from the lever may be wrong after a gap, and a wrong parity means a wrong
-        answer)."""
-        if self.config.clock_side_of(board) not in _CLOCK_SIDES:
-            return None
-        return self._boards[board].clock.running_color()
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
