@@ -27,7 +27,7 @@ GAMES = real_games()
 FAST = Pace(speed=6, partner_order=True, min_reply=0.3)
 
 
-def replay_with_gap(  # noqa: C901 - one loop that plays the shell's part
+def replay_with_gap(
     records: list, cut: frozenset[BoardId], start: float, length: float
 ) -> tuple[Replay, int]:
     rec = MatchReconstructor(Match(get_preset("fics")), ReconstructorConfig())
@@ -45,13 +45,7 @@ def replay_with_gap(  # noqa: C901 - one loop that plays the shell's part
                 result.outcomes += rec.on_link_state(board, False, start)
             phase, events_at_gap = "gap", len(result.outcomes)
         if phase == "gap" and record.t >= start + length:
-            back = start + length
-            run_timers(result, back)
-            for board in cut:
-                result.outcomes += rec.on_link_state(board, True, back)
-                placement = shadow[board].placement(rotated=False)
-                dump = board_to_dump(chess.BaseBoard(placement))
-                result.outcomes += rec.on_message(board, dump, back)
+            reconnect(result, cut, shadow, start + length)
             phase = "after"
         run_timers(result, record.t)
         board = BoardId(record.link)
@@ -63,8 +57,22 @@ def replay_with_gap(  # noqa: C901 - one loop that plays the shell's part
             if phase == "gap" and board in cut:
                 continue
             result.outcomes += rec.on_message(board, message, record.t)
-    run_timers(result, records[-1].t + 10)
+    if phase == "gap":  # the game ended during the gap
+        reconnect(result, cut, shadow, max(start + length, records[-1].t))
+    run_timers(result, records[-1].t + length + 10)
     return result, events_at_gap
+
+
+def reconnect(
+    result: Replay, cut: frozenset[BoardId], shadow: dict[BoardId, Occupancy], back: float
+) -> None:
+    """The links come back; each board answers the dump request with what it shows."""
+    rec = result.reconstructor
+    run_timers(result, back)
+    for board in cut:
+        result.outcomes += rec.on_link_state(board, True, back)
+        dump = board_to_dump(chess.BaseBoard(shadow[board].placement(rotated=False)))
+        result.outcomes += rec.on_message(board, dump, back)
 
 
 @pytest.mark.parametrize("length", [5.0, 12.0, 25.0, 40.0])

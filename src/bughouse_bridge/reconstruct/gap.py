@@ -429,9 +429,9 @@ def filled_positions(
     """The positions a gap left to the arbiter sets (crazyhouse FENs of both boards).
 
     The placements seen; the side on move from the running clock, else from the first
-    candidate, else the same as before. Pockets: with candidates, every pocket holds the most
-    any candidate leaves in it (no drop after the gap is called illegal for a piece the bridge
-    could not know about); without any, the least material flow that explains the placements:
+    candidate, else the same as before (the reconstructor corrects that guess on the next
+    move). Pockets: with candidates, as the first (shortest) leaves them; without any, the
+    least material flow that explains the placements:
     a piece more on a board was dropped from its side's pocket, a piece fewer was captured and
     went to the pocket of the same colour on the other board.
     """
@@ -452,7 +452,7 @@ def filled_positions(
         position.ep_square = None
     if first is not None:
         for board, position in positions.items():
-            _most_of(position, [candidate.end[_INDEX[board]] for candidate in solution.candidates])
+            _most_of(position, [first[_INDEX[board]]])
     return {board: position.fen() for board, position in positions.items()}
 
 

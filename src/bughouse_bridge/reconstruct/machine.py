@@ -123,6 +123,7 @@ class _Board:
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
     gap_open: bool = False  # back from a gap: reconciled once the placement has settled
+    turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
 
 
 class MatchReconstructor:
@@ -376,6 +377,8 @@ class MatchReconstructor:
             reading = passing or reading
         if self._hold(board, reading):
             return []
+        if self._wrong_guess(board, reading, now):
+            return self._read(board, physical, now, cascade)
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
@@ -723,6 +726,20 @@ class MatchReconstructor:
         state.gap_open = False
         return self._reconcile(board, now)
 
+    def _wrong_guess(self, board: BoardId, reading: Reading, now: float) -> bool:
+        """After a gap nothing explained, the side on move was a guess: the first move of the
+        other side corrects it (the gap's log entry is amended)."""
+        state = self._boards[board]
+        gap, state.turn_unknown = state.turn_unknown, None
+        if gap is None or not isinstance(reading, Illegal):
+            return False
+        if reading.judgement.code is not AlertCode.WRONG_TURN:
+            return False
+        position = self._match.position(board)
+        position.turn = not position.turn
+        self._match.fill_gap(gap, {board: position.fen()}, t=now)
+        return True
+
     def _hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board that waits for a piece (or shows more
         than the reading explains) may wait for plies nobody saw: it is held, without alerts,
@@ -800,6 +817,7 @@ class MatchReconstructor:
         self._gaps[gap] = solution
         for b in targets:
             self._after_gap(b, now)
+            self._boards[b].turn_unknown = None if solution.candidates else gap
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
