@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", Path("/work/shared/data/bpgn"))
 STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
-LIMITS = GapLimits(max_nodes=10_000)
+LIMITS = GapLimits(max_nodes=20_000)  # the live default is 50,000
 
 
 def games() -> list[list[BughouseMove]]:

@@ -250,6 +250,21 @@ def _distance(  # noqa: PLR0911 - one answer per kind of piece
     return 1 if line else 2  # queen
 
 
+def _distance_tables() -> dict[tuple[chess.Color, chess.PieceType], list[list[int]]]:
+    """``_distance`` for every piece, start and goal, looked up in the search's inner loop."""
+    return {
+        (color, piece_type): [
+            [_distance(piece_type, color, start, goal) for goal in chess.SQUARES]
+            for start in chess.SQUARES
+        ]
+        for color in chess.COLORS
+        for piece_type in chess.PIECE_TYPES
+    }
+
+
+_DISTANCES = _distance_tables()
+
+
 def _arrival_cost(  # noqa: PLR0913, PLR0917 - one goal square's parts
     position: chess.variant.CrazyhouseBoard,
     color: chess.Color,
@@ -266,8 +281,9 @@ def _arrival_cost(  # noqa: PLR0913, PLR0917 - one goal square's parts
         best = min(best, 1 if chess.BB_SQUARES[square] & last_rank else 2)  # a promotion
     if piece_type == chess.KING and position.has_castling_rights(color):
         best = 1  # castling: compared with a king walk, one move spared (see ``_reachable``)
+    table = _DISTANCES[color, piece_type]
     for start in chess.scan_forward(there):
-        best = min(best, _distance(piece_type, color, start, square))
+        best = min(best, table[start][square])
     return best
 
 
