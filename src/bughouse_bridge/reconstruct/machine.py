@@ -730,11 +730,14 @@ class MatchReconstructor:
         """After a gap nothing explained, the side on move was a guess: the first move of the
         other side corrects it (the gap's log entry is amended)."""
         state = self._boards[board]
-        gap, state.turn_unknown = state.turn_unknown, None
+        gap = state.turn_unknown
+        if isinstance(reading, Legal | Correction | Remedy):
+            state.turn_unknown = None  # the guess was right
         if gap is None or not isinstance(reading, Illegal):
             return False
         if reading.judgement.code is not AlertCode.WRONG_TURN:
             return False
+        state.turn_unknown = None
         position = self._match.position(board)
         position.turn = not position.turn
         self._match.fill_gap(gap, {board: position.fen()}, t=now)
