@@ -27,7 +27,7 @@ GAMES = real_games()
 FAST = Pace(speed=6, partner_order=True, min_reply=0.3)
 
 
-def replay_with_gap(
+def replay_with_gap(  # noqa: C901 - the shell's part, step by step
     records: list, cut: frozenset[BoardId], start: float, length: float
 ) -> tuple[Replay, int]:
     rec = MatchReconstructor(Match(get_preset("fics")), ReconstructorConfig())
