@@ -820,7 +820,9 @@ class MatchReconstructor:
         self._gaps[gap] = solution
         for b in targets:
             self._after_gap(b, now)
-            self._boards[b].turn_unknown = None if solution.candidates else gap
+            # A guess (the first candidate's, or the old side on move): a move of the other
+            # side right after the gap corrects it instead of being called a wrong turn.
+            self._boards[b].turn_unknown = gap
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
