@@ -744,14 +744,12 @@ class MatchReconstructor:
         return True
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:
-        """While the other board's link is down, a board that waits for a piece (or shows more
-        than the reading explains) may wait for plies nobody saw: it is held, without alerts,
-        and solved together with the other board's gap when that link returns."""
+        """While the other board's link is down, a board whose drop waits for a piece may wait
+        for a capture nobody saw: it is held, without alerts, and solved together with the
+        other board's gap when that link returns."""
         state = self._boards[board]
         other = self._boards[board.other]
-        if (other.connected and not other.gap_open) or not isinstance(
-            reading, Waiting | Unexplained | Illegal
-        ):
+        if (other.connected and not other.gap_open) or not isinstance(reading, Waiting):
             return False
         state.held = True
         return True
