@@ -86,3 +86,55 @@ def test_a_single_board_trace_is_refereed_alone(tmp_path, trace_text, capsys):
     moves = [e["san"] for e in events if e["type"] == "move"]
     assert moves == ["e4", "Nf6", "Nc3", "Nc6", "d4", "e6", "e5"]
     assert {e["board"] for e in events if e["type"] == "move"} == {"A"}
+
+
+def test_link_events_in_a_trace_are_honoured_by_replay(tmp_path, trace_text, capsys):
+    """Board A's cable is out from 4 s to 9 s: its bytes are missing from the trace, the link
+    lines say so, and the dump the board sends when it is back comes after them."""
+    from bughouse_bridge.dgt.decoder import DgtDecoder  # noqa: PLC0415 - this test only
+    from bughouse_bridge.dgt.encoder import encode_message  # noqa: PLC0415
+    from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate  # noqa: PLC0415
+    from bughouse_bridge.dgt.squares import board_to_dump  # noqa: PLC0415
+    from bughouse_bridge.reconstruct.occupancy import Occupancy  # noqa: PLC0415
+
+    out_at, back_at = 4.0, 9.0
+    decoder, shadow, lines = DgtDecoder(), Occupancy(), []
+    back_written = False
+    for line in trace_text.splitlines():
+        item = json.loads(line)
+        t, link = item.get("t", 0.0), item.get("link")
+        if link == "A" and item.get("dir") == "rx":
+            for message in decoder.feed(bytes.fromhex(item["hex"])):
+                if isinstance(message, BoardDump):
+                    shadow.load(message)
+                elif isinstance(message, FieldUpdate):
+                    shadow.update(message)
+        if t >= back_at and not back_written:
+            import chess  # noqa: PLC0415
+
+            dump = board_to_dump(chess.BaseBoard(shadow.placement(rotated=False)))
+            lines += [
+                json.dumps({"t": back_at, "link": "A", "event": "connected"}),
+                json.dumps(
+                    {"t": back_at, "link": "A", "dir": "rx", "hex": encode_message(dump).hex()}
+                ),
+            ]
+            back_written = True
+        if out_at <= t < back_at and link == "A":
+            continue
+        if t >= out_at and not any('"disconnected"' in kept for kept in lines):
+            lines.append(json.dumps({"t": out_at, "link": "A", "event": "disconnected"}))
+        lines.append(line)
+    trace = tmp_path / "cut.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    assert main(["replay", str(trace), "--rules", "fics"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    events = events_of(captured.out)
+    statuses = [e["status"] for e in events if e["type"] == "link"]
+    assert statuses[:2] == ["disconnected", "connected"]
+    assert "resynced" in statuses
+    gap_or_moves = [e for e in events if e["type"] == "move" and e["board"] == "A"] or [
+        e for e in events if e.get("code") == "gap_ambiguous"
+    ]
+    assert gap_or_moves  # the gap is either recovered or handed to the arbiter, never ignored

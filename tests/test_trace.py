@@ -195,3 +195,31 @@ def test_format_meta_accepts_a_plain_mapping():
 
 def test_problem_text_names_the_line():
     assert str(TraceProblem(7, "not valid JSON")) == "line 7: not valid JSON"
+
+
+def test_link_events_are_parsed_in_file_order_with_the_records() -> None:
+    from bughouse_bridge.trace import (  # noqa: PLC0415 - this test only
+        TraceLinkEvent,
+        format_link_event,
+        parse_trace_lines,
+    )
+
+    lines = [
+        '{"t": 1.0, "link": "A", "dir": "rx", "hex": "00"}',
+        format_link_event(TraceLinkEvent(2.0, "A", connected=False)),
+        '{"t": 3.0, "link": "A", "event": "plugged"}',
+        format_link_event(TraceLinkEvent(4.0, "A", connected=True)),
+        '{"t": 3.5, "link": "A", "event": "connected"}',
+    ]
+    parsed = parse_trace_lines(lines)
+    assert parsed.link_events == [
+        TraceLinkEvent(2.0, "A", connected=False),
+        TraceLinkEvent(4.0, "A", connected=True),
+    ]
+    assert [type(item).__name__ for item in parsed.timeline] == [
+        "TraceRecord",
+        "TraceLinkEvent",
+        "TraceLinkEvent",
+    ]
+    assert [problem.line_number for problem in parsed.problems] == [3, 5]
+    assert "connected" in parsed.problems[0].message

@@ -531,6 +531,7 @@ class Bridge:
             "revoke_result": self._cmd_revoke_result,
             "set_pocket": self._cmd_set_pocket,
             "hall_round": self._cmd_hall_round,
+            "choose_recovery": self._cmd_choose_recovery,
         }
 
     def _handler(
@@ -726,6 +727,23 @@ class Bridge:
         output += Output((self.state_publication(now), self._bpgn_publication()))
         return output + self._request_dump_all()
 
+    def _cmd_choose_recovery(
+        self, request: Mapping[str, Any], now: float
+    ) -> tuple[dict[str, Any], Output]:
+        """A gap the bridge could not settle (alert ``gap_ambiguous``): the arbiter names the
+        candidate whose moves replace it in the log."""
+        _expect_keys(request, ("gap", "candidate"))
+        gap, candidate = request.get("gap"), request.get("candidate")
+        if type(gap) is not int or type(candidate) is not int:
+            raise CommandError(
+                "'gap' and 'candidate' must be integers from the gap_ambiguous alert"
+            )
+        try:
+            events = self._reconstructor.choose_recovery(gap, candidate, now)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        return {"gap": gap, "candidate": candidate}, self._handle(events, now)
+
     def _request_dump_all(self) -> Output:
         output = Output()
         for board in BoardId:
@@ -794,9 +812,10 @@ def run_to(bridge: Bridge, until: float) -> Output:
 
 
 def replay_chunks(
-    bridge: Bridge, chunks: Iterable[tuple[float, str, bytes]], *, tail: float = 30.0
+    bridge: Bridge, chunks: Iterable[tuple[float, str, bytes | bool]], *, tail: float = 30.0
 ) -> Output:
-    """Feed received chunks ``(t, link, data)`` at their virtual times, timers in between.
+    """Feed received chunks ``(t, link, data)`` at their virtual times, timers in between;
+    ``data`` ``True``/``False`` is a link coming back / going away (a trace's link events).
 
     This is the replay semantics of contract §1: the timers of the pipeline run on the trace
     clock, so an hour-long game replays in well under a second. ``tail`` lets settle timers that
@@ -806,7 +825,10 @@ def replay_chunks(
     last_t = 0.0
     for t, link, data in chunks:
         output += run_to(bridge, t)
-        output += bridge.receive(link, data, t)
+        if isinstance(data, bool):
+            output += bridge.link_state(link, t, connected=data)
+        else:
+            output += bridge.receive(link, data, t)
         last_t = t
     return output + run_to(bridge, last_t + tail)
 

@@ -159,7 +159,7 @@ def _move_fields(event: MovePlayed, _teams: Teams) -> dict[str, Any]:
         "clock_ms": event.clock_ms,
         "steal": steal,
         "forced": event.forced,
-    }
+    } | ({"recovered": True} if event.recovered else {})
 
 
 def _alert_fields(event: Alert, _teams: Teams) -> dict[str, Any]:

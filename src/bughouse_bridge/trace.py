@@ -51,6 +51,18 @@ class TraceRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TraceLinkEvent:
+    """A link lost (``connected`` false) or back at trace time ``t``."""
+
+    t: float
+    link: str
+    connected: bool
+
+
+LINK_EVENTS: Final = {"connected": True, "disconnected": False}
+
+
+@dataclass(frozen=True, slots=True)
 class TraceMeta:
     """The free-form metadata of the optional first line (rules, config summary, start time)."""
 
@@ -75,6 +87,12 @@ class TraceParse:
     records: list[TraceRecord]
     meta: TraceMeta | None
     problems: list[TraceProblem]
+    timeline: list[TraceRecord | TraceLinkEvent] = field(default_factory=list, compare=False)
+    """The byte records and the link events together, in file order."""
+
+    @property
+    def link_events(self) -> list[TraceLinkEvent]:
+        return [item for item in self.timeline if isinstance(item, TraceLinkEvent)]
 
     @property
     def links(self) -> list[str]:
@@ -90,6 +108,12 @@ def format_record(record: TraceRecord) -> str:
     """One JSON line (without the newline) in the contract's key order."""
     line = {"t": record.t, "link": record.link, "dir": record.direction, "hex": record.data.hex()}
     return json.dumps(line)
+
+
+def format_link_event(event: TraceLinkEvent) -> str:
+    """``{"t", "link", "event": "connected" | "disconnected"}`` without the newline."""
+    state = "connected" if event.connected else "disconnected"
+    return json.dumps({"t": event.t, "link": event.link, "event": state})
 
 
 def format_meta(meta: TraceMeta | Mapping[str, Any]) -> str:
@@ -112,6 +136,7 @@ class _LineError(Exception):
 def parse_trace_lines(lines: Iterable[str]) -> TraceParse:
     """Records, metadata and problems from the lines of a trace (numbered from 1)."""
     records: list[TraceRecord] = []
+    timeline: list[TraceRecord | TraceLinkEvent] = []
     problems: list[TraceProblem] = []
     meta: TraceMeta | None = None
     for line_number, line in enumerate(lines, start=1):
@@ -120,8 +145,8 @@ def parse_trace_lines(lines: Iterable[str]) -> TraceParse:
         try:
             parsed = _parse_line(
                 line,
-                meta_allowed=not records and meta is None,
-                last_t=records[-1].t if records else -math.inf,
+                meta_allowed=not timeline and meta is None,
+                last_t=timeline[-1].t if timeline else -math.inf,
             )
         except _LineError as error:
             problems.append(TraceProblem(line_number, str(error)))
@@ -129,17 +154,21 @@ def parse_trace_lines(lines: Iterable[str]) -> TraceParse:
             if isinstance(parsed, TraceMeta):
                 meta = parsed
             else:
-                records.append(parsed)
-    return TraceParse(records, meta, problems)
+                timeline.append(parsed)
+                if isinstance(parsed, TraceRecord):
+                    records.append(parsed)
+    return TraceParse(records, meta, problems, timeline)
 
 
-def _parse_line(line: str, *, meta_allowed: bool, last_t: float) -> TraceRecord | TraceMeta:
+def _parse_line(
+    line: str, *, meta_allowed: bool, last_t: float
+) -> TraceRecord | TraceLinkEvent | TraceMeta:
     item = _json_object(line)
     if "trace" in item:
         if not meta_allowed:
             raise _LineError("the metadata line may only come first")
         return _meta(item)
-    record = _record(item)
+    record = _link_event(item) if "event" in item and "dir" not in item else _record(item)
     if record.t < last_t:
         raise _LineError(f"t {record.t!r} goes back from {last_t!r}")
     return record
@@ -190,3 +219,14 @@ def _record(item: dict[str, Any]) -> TraceRecord:
     if not isinstance(hex_text, str) or _HEX_RE.fullmatch(hex_text) is None:
         raise _LineError(f"hex must be pairs of hex digits without separators, not {hex_text!r}")
     return TraceRecord(float(t), link, direction, bytes.fromhex(hex_text))
+
+
+def _link_event(item: dict[str, Any]) -> TraceLinkEvent:
+    t, link, event = item.get("t"), item.get("link"), item.get("event")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        raise _LineError(f"t must be a finite number, not {t!r}")
+    if not isinstance(link, str) or not link:
+        raise _LineError(f"link must be a non-empty string, not {link!r}")
+    if event not in LINK_EVENTS:
+        raise _LineError(f"event must be 'connected' or 'disconnected', not {event!r}")
+    return TraceLinkEvent(float(t), link, LINK_EVENTS[event])

@@ -127,6 +127,11 @@ def test_bpgn_topic_holds_the_moves_so_far():
         ("set_result", b'{"winner": null, "board": "A", "reason": ""}', "'reason'"),
         ("accept", b"{}", "'board'"),
         ("status", b'{"verbose": true}', "unknown argument"),
+        ("choose_recovery", b'{"gap": 1}', "'gap' and 'candidate'"),
+        ("choose_recovery", b'{"gap": "1", "candidate": 0}', "'gap' and 'candidate'"),
+        ("choose_recovery", b'{"gap": true, "candidate": 0}', "'gap' and 'candidate'"),
+        ("choose_recovery", b'{"gap": 1, "candidate": 0}', "no open gap"),
+        ("choose_recovery", b'{"gap": 1, "candidate": 0, "x": 1}', "unknown argument"),
     ],
 )
 def test_bad_requests_get_a_sentence_and_change_nothing(verb, payload, error_part):

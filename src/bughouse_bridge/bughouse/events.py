@@ -60,6 +60,7 @@ class MovePlayed:
     clock_ms: int | None = None  # the mover's remaining time, if a clock reported it
     steal: StealInfo | None = None
     forced: bool = False  # an illegal move that stands on the board (e.g. an illegal drop, row 9)
+    recovered: bool = False  # found by the gap solver after a link gap, not seen being played
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ board's last ply, because python-chess's ``pop()`` cannot undo a pocket on the o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import chess
@@ -53,7 +53,7 @@ from bughouse_bridge.bughouse.rules import (
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, Seat
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 __all__ = ["IllegalMoveError", "Match", "Successor"]
@@ -136,6 +136,15 @@ class _PocketSet:
     pieces: str
 
 
+@dataclass(frozen=True, slots=True)
+class _GapFilled:
+    """A link gap nobody could explain: the boards were set to what they showed after it."""
+
+    t: float
+    gap: int
+    fens: Mapping[BoardId, str]  # crazyhouse FENs (pockets, side to move) of the boards set
+
+
 _Entry = (
     _Played
     | _DropRemoved
@@ -146,6 +155,7 @@ _Entry = (
     | _ResultRevoked
     | _Accepted
     | _PocketSet
+    | _GapFilled
 )
 
 
@@ -699,6 +709,43 @@ class Match:
             events += self._reevaluate(other, mover, t, finals)
         return events + self._decide_mates(finals, t)
 
+    # --- link gaps (reconstruct/gap.py) ---------------------------------------------------------
+
+    def fill_gap(self, gap: int, fens: Mapping[BoardId, str], *, t: float) -> None:
+        """Set boards to the positions seen after a link gap that no unique ply sequence
+        explains; the log keeps the gap as one entry (``resolve_gap`` replaces it by plies)."""
+        self._state.log.append(_GapFilled(t, gap, dict(fens)))
+        for board_id, fen in fens.items():
+            board = BughouseBoard(fen)
+            board.debts = self._state.boards[board_id].debts
+            self._state.boards[board_id] = board
+            self._state.forced_drops.pop(board_id, None)
+        for board_id in BoardId:
+            self._state.plights[board_id] = classify(
+                self._rules, self._state.boards, board_id, partner_moved=False
+            )
+
+    def resolve_gap(self, gap: int, moves: list[BughouseMove], *, t: float) -> list[MatchEvent]:
+        """Replace the gap's entry by ``moves`` (played at the gap's time); what came after it is
+        replayed. The moves' events are returned, marked ``recovered``. ValueError (nothing
+        changed) when the moves or the rest of the log do not replay."""
+        log = self._state.log
+        index = _gap_index(log, gap)
+        rebuilt = Match(self._rules, fens=self._fens)
+        rebuilt._replay(log[:index])
+        events: list[MatchEvent] = []
+        for move in moves:
+            events += [
+                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
+                for event in rebuilt.play(move, t=t)
+            ]
+        rebuilt._replay(log[index + 1 :])
+        self._state = rebuilt._state
+        return events
+
+    def open_gaps(self) -> list[int]:
+        return [entry.gap for entry in self._state.log if isinstance(entry, _GapFilled)]
+
     # --- takeback ------------------------------------------------------------------------------
 
     def takeback(self, board: BoardId, *, t: float) -> list[MatchEvent]:
@@ -733,24 +780,33 @@ class Match:
 
     def _replay(self, entries: list[_Entry]) -> None:
         for entry in entries:
-            if isinstance(entry, _Played):
-                self.play(entry.move, t=entry.t, clock_ms=entry.clock_ms, force=entry.force)
-            elif isinstance(entry, _DropRemoved):
-                self.remove_illegal_drop(entry.board, t=entry.t)
-            elif isinstance(entry, _FlagFell):
-                self.flag(entry.seat.board, entry.seat.color, t=entry.t, at=entry.at)
-            elif isinstance(entry, _IllegalSeen):
-                self.note_illegal(entry.seat.board, entry.seat.color, entry.uci, t=entry.t)
-            elif isinstance(entry, _ClaimConfirmed):
-                self._replay_claim(entry)
-            elif isinstance(entry, _ResultRevoked):
-                self.revoke_result(t=entry.t, reason=entry.reason)
-            elif isinstance(entry, _Accepted):
-                self.accept_placement(entry.board, entry.placement, t=entry.t)
-            elif isinstance(entry, _PocketSet):
-                self.set_pocket(entry.seat.board, entry.seat.color, entry.pieces, t=entry.t)
-            else:
-                self.set_result(entry.winner_team, entry.board, entry.reason, t=entry.t)
+            _REPLAY[type(entry)](self, entry)
+
+
+def _replay_result(match: Match, entry: _ResultSet) -> None:
+    match.set_result(entry.winner_team, entry.board, entry.reason, t=entry.t)
+
+
+# How each log entry is replayed (takeback, resolving a gap): the public method that made it.
+_REPLAY: dict[type, Callable[[Match, Any], object]] = {
+    _GapFilled: lambda m, e: m.fill_gap(e.gap, e.fens, t=e.t),
+    _Played: lambda m, e: m.play(e.move, t=e.t, clock_ms=e.clock_ms, force=e.force),
+    _DropRemoved: lambda m, e: m.remove_illegal_drop(e.board, t=e.t),
+    _FlagFell: lambda m, e: m.flag(e.seat.board, e.seat.color, t=e.t, at=e.at),
+    _IllegalSeen: lambda m, e: m.note_illegal(e.seat.board, e.seat.color, e.uci, t=e.t),
+    _ClaimConfirmed: lambda m, e: m._replay_claim(e),  # noqa: SLF001 - Match's own helper
+    _ResultRevoked: lambda m, e: m.revoke_result(t=e.t, reason=e.reason),
+    _Accepted: lambda m, e: m.accept_placement(e.board, e.placement, t=e.t),
+    _PocketSet: lambda m, e: m.set_pocket(e.seat.board, e.seat.color, e.pieces, t=e.t),
+    _ResultSet: _replay_result,
+}
+
+
+def _gap_index(log: list[_Entry], gap: int) -> int:
+    for index, entry in enumerate(log):
+        if isinstance(entry, _GapFilled) and entry.gap == gap:
+            return index
+    raise ValueError(f"there is no open gap {gap}")
 
 
 def _last_ply_index(log: list[_Entry], board: BoardId) -> int:

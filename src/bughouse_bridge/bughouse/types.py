@@ -98,6 +98,7 @@ class AlertCode(StrEnum):
     LINK_BACK = "link_back"
     INPUT_FAILED = "input_failed"  # the bridge could not process one input; it was skipped
     SEATING_WRONG = "seating_wrong"  # the hall's pairing breaks DSJ 8.2 / DSB 10.2
+    GAP_AMBIGUOUS = "gap_ambiguous"
 
 
 @dataclass(frozen=True, slots=True)

@@ -363,6 +363,8 @@ class Daemon:
                 )
             case LinkChange():
                 self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
+                if self._recorder is not None:
+                    self._recorder.link(item.link, item.t, connected=item.connected)
                 change = item
                 return self._guarded(
                     "link",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from bughouse_bridge.bridge import Bridge, replay_chunks
 from bughouse_bridge.daemon.wiring import ConfigurationError, replay_bridge_config
-from bughouse_bridge.trace import parse_trace_lines
+from bughouse_bridge.trace import TraceRecord, parse_trace_lines
 
 if TYPE_CHECKING:
     import argparse
@@ -48,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"replay: {error}", file=sys.stderr)
         return 2
     bridge = Bridge(config)
-    chunks = ((r.t, r.link, r.data) for r in parsed.records if r.direction == "rx")
+    chunks = (
+        (item.t, item.link, item.data if isinstance(item, TraceRecord) else item.connected)
+        for item in parsed.timeline
+        if not isinstance(item, TraceRecord) or item.direction == "rx"
+    )
     output = replay_chunks(bridge, chunks)
     out = sys.stdout
     for payload in output.events:

@@ -56,6 +56,15 @@ class TraceRecorder(ClosesOnExit):
     def tx(self, link: str, data: bytes, t: float) -> None:
         self.record(link, "tx", data, t)
 
+    def link(self, link: str, t: float, *, connected: bool) -> None:
+        """A link lost or back: ``{"t", "link", "event": "disconnected" | "connected"}``."""
+        if self._file.closed:
+            return
+        self._last_t = max(self._last_t, t - self._start)
+        event = "connected" if connected else "disconnected"
+        line = {"t": round(self._last_t, 4), "link": link, "event": event}
+        self._file.write(json.dumps(line, separators=(", ", ": ")) + "\n")
+
     def record(self, link: str, direction: Direction, data: bytes, t: float) -> None:
         if not data or self._file.closed:
             return

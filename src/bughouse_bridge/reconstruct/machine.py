@@ -33,7 +33,7 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import chess
@@ -47,6 +47,7 @@ from bughouse_bridge.bughouse.events import (
     MatchEvent,
     Mate,
     MateStatus,
+    MovePlayed,
     Severity,
     Stalemate,
     StalemateStatus,
@@ -65,6 +66,13 @@ from bughouse_bridge.dgt.messages import (
 from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
 from bughouse_bridge.reconstruct.clocks import ClockTracker
+from bughouse_bridge.reconstruct.gap import (
+    Candidate,
+    GapSolution,
+    filled_positions,
+    gap_details,
+    solve_gap,
+)
 from bughouse_bridge.reconstruct.occupancy import (
     START_PLACEMENT,
     Occupancy,
@@ -92,7 +100,7 @@ from bughouse_bridge.reconstruct.readings import (
 from bughouse_bridge.reconstruct.shapes import explaining_shapes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
 
@@ -150,6 +158,9 @@ class _Board:
     signal: str | None = None
     stall_since: float | None = None
     stall_alerted: bool = False
+    held: bool = False  # stuck while the other board's link is down: solved with its gap
+    gap_open: bool = False  # back from a gap: reconciled once the placement has settled
+    turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
 
 
 class MatchReconstructor:
@@ -161,6 +172,7 @@ class MatchReconstructor:
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
         self._held_flags: list[_HeldFlag] = []
+        self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
 
     @property
     def match(self) -> Match:
@@ -294,9 +306,11 @@ class MatchReconstructor:
         changed = state.occupancy.load(dump)
         self._physical(board)  # an orientation is best detected on a fresh dump
         if state.resync:
+            # A hand may be over the board as the link returns: reconcile a settled placement.
             state.resync = False
-            state.changed_at = now
-            return self._reconcile(board, now)
+            state.gap_open = True
+            self._changed(board, now)
+            return []
         if changed:
             self._changed(board, now)
         return []
@@ -391,8 +405,10 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         state.wake_at = None
-        if not state.occupancy.known:
-            return []
+        if not state.occupancy.known or not state.connected:
+            return []  # a board whose link is down is read again when it is back
+        if state.gap_open:
+            return self._settle_gap(board, now)
         physical = self._physical(board)
         out = self._magic(board, now)
         if physical is None:
@@ -456,6 +472,10 @@ class MatchReconstructor:
                 self._match, board, placements, state.seen, now, tuple(state.changes)
             )
             reading = passing or reading
+        if self._hold(board, reading):
+            return []
+        if self._wrong_guess(board, reading, now):
+            return self._read(board, physical, now, cascade)
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
@@ -905,21 +925,148 @@ class MatchReconstructor:
 
     # -- reconnect, orientation, magic pieces, stalling ------------------------------------
 
+    def _settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        state.gap_open = False
+        return self._reconcile(board, now)
+
+    def _wrong_guess(self, board: BoardId, reading: Reading, now: float) -> bool:
+        """After a gap nothing explained, the side on move was a guess: the first move of the
+        other side corrects it (the gap's log entry is amended)."""
+        state = self._boards[board]
+        gap = state.turn_unknown
+        if isinstance(reading, Legal | Correction | Remedy):
+            state.turn_unknown = None  # the guess was right
+        if gap is None or not isinstance(reading, Illegal):
+            return False
+        if reading.judgement.code is not AlertCode.WRONG_TURN:
+            return False
+        state.turn_unknown = None
+        position = self._match.position(board)
+        position.turn = not position.turn
+        self._match.fill_gap(gap, {board: position.fen()}, t=now)
+        return True
+
+    def _hold(self, board: BoardId, reading: Reading) -> bool:
+        """While the other board's link is down, a board whose drop waits for a piece may wait
+        for a capture nobody saw: it is held, without alerts, and solved together with the
+        other board's gap when that link returns."""
+        state = self._boards[board]
+        other = self._boards[board.other]
+        if (other.connected and not other.gap_open) or not isinstance(reading, Waiting):
+            return False
+        state.held = True
+        return True
+
     def _reconcile(self, board: BoardId, now: float) -> list[Outcome]:
-        physical = self._physical(board)
-        if physical is None or physical == self._match.board_fen(board):
-            return [LinkChanged(now, str(board), "resynced", {"missing_plies": 0})]
-        context = Context(now)
-        reading = read(self._match, board, self._placements(), context)
-        if isinstance(reading, Legal) and reading.standing is None:
-            out: list[Outcome] = []
-            for move in reading.moves:
-                out += self._commit(board, move, now, clock_ms=None)
-            details = {"missing_plies": len(reading.moves)}
-            return [*out, LinkChanged(now, str(board), "resynced", details)]
-        event = self._unexplained_alert(board, physical, now, "after reconnect")
-        out = self._once(board, physical, event)
-        return [*out, LinkChanged(now, str(board), "resynced", {"missing_plies": None})]
+        """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
+        lead from the game to what the boards show now (``gap.solve_gap``)."""
+        link = str(board)
+        boards = [board, *([board.other] if self._boards[board.other].held else [])]
+        targets = {b: self._physical(b) for b in boards}
+        for b in boards:
+            self._boards[b].held = False
+        known = {b: placement for b, placement in targets.items() if placement is not None}
+        if targets[board] is None or all(
+            placement == self._match.board_fen(b) for b, placement in known.items()
+        ):
+            return [
+                LinkChanged(now, link, "resynced", {"missing_plies": 0}),
+                *self._nudge_all(boards, now),
+            ]
+        # The clock's running side is not used as the side on move: read as the link returns it
+        # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
+        # wrong answer. The shortest explanation decides the side on move instead.
+        turns: dict[BoardId, chess.Color | None] = dict.fromkeys(known)
+        solution = solve_gap(self._match, known)
+        if solution.unique is not None:
+            return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
+        return self._left_to_arbiter(board, known, turns, solution, now)
+
+    def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for b in boards:
+            self._boards[b].stuck = True
+            out += self._nudge(b, now)
+        return out
+
+    def _recovered(self, board: BoardId, candidate: Candidate, now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for move in candidate.moves:
+            events = [
+                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
+                for event in self._match.play(move, t=now)
+            ]
+            out += self._after_commit(move.board, move, events, now)
+            self._boards[move.board].correctable = None
+        details = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+        }
+        return [*out, LinkChanged(now, str(board), "resynced", details)]
+
+    def _left_to_arbiter(
+        self,
+        board: BoardId,
+        targets: Mapping[BoardId, str],
+        turns: Mapping[BoardId, chess.Color | None],
+        solution: GapSolution,
+        now: float,
+    ) -> list[Outcome]:
+        """Nothing settles the gap: the boards are set to what they show (the broadcast is
+        right at once), the log keeps the gap, and the arbiter may choose a candidate."""
+        gap = max(self._gaps, default=0) + 1
+        details = gap_details(gap, self._match, solution)
+        fens = filled_positions(self._match, targets, turns, solution)
+        self._match.fill_gap(gap, fens, t=now)
+        self._gaps[gap] = solution
+        for b in targets:
+            self._after_gap(b, now)
+            # A guess (the first candidate's, or the old side on move): a move of the other
+            # side right after the gap corrects it instead of being called a wrong turn.
+            self._boards[b].turn_unknown = gap
+        count = len(solution.candidates)
+        message = (
+            f"Board {board} is back; {count} different sequences of moves explain the gap: "
+            "the position is published as it stands; choose one with choose_recovery."
+            if count
+            else f"Board {board} is back; no legal moves explain the gap ({solution.verdict}): "
+            "the position is published as it stands."
+        )
+        return [
+            alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details),
+            LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
+        ]
+
+    def _after_gap(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.pending = state.waiting = state.correctable = state.parent = None
+        state.standing_drop = None
+        state.press = None
+        state.trail.clear()
+        state.seen.clear()
+        state.committed_ply = self._match.ply(board)
+        state.moved_at = now
+        state.stuck = False
+
+    def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
+        """The arbiter's choice for a gap left open: its plies replace the gap in the log.
+        ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        solution = self._gaps.get(gap)
+        if solution is None:
+            raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
+        if not 0 <= index < len(solution.candidates):
+            raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
+        candidate = solution.candidates[index]
+        events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        del self._gaps[gap]
+        for board in BoardId:
+            self._after_gap(board, now)
+        return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
 
     def _physical(self, board: BoardId) -> str | None:
         state = self._boards[board]
