@@ -1,7 +1,8 @@
 """Whole real games through the emulator, under many seeds and handling styles: every board
 must come out move for move, and the event stream must carry the right pockets at every point.
 
-``RECONSTRUCT_SEEDS`` (default 20) sets the number of seeds per game and style.
+``RECONSTRUCT_SEEDS`` (default 20) sets the number of seeds per game and style;
+``RECONSTRUCT_FAST_SEEDS`` (default 8) the same for the fast, messy styles and random games.
 """
 
 from __future__ import annotations

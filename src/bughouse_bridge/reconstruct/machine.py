@@ -565,12 +565,17 @@ class MatchReconstructor:
         events = list(self._match.takeback(board, t=now))
         parent = self._match.position(board)
         replacement, *reply = reading.moves
+        pressed, owed = state.firmness.pressed_not_final, state.owed
         try:
             events += self._match.play(replacement, t=now, clock_ms=clock_ms)
         except ValueError:
             return [*events, *self._on_unexplained(board, Unexplained(), physical, now)]
         out = self._after_commit(board, replacement, events, now)
         state.parent = parent
+        if pressed and state.firmness is Firmness.OPEN:
+            # The replacement completes a pressed move: pressed, not yet standing.
+            state.firmness, state.owed = Firmness.PRESSED, owed
+            self._wake(board, now + self.config.press_grace)
         for move in reply:
             out += self._commit(board, move, now, clock_ms=None)
         return out
