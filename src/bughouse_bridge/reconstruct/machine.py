@@ -24,7 +24,8 @@ both boards are read and committed after it, as before it (the arbiter may revok
 How firmly the last move stands is one explicit state per board (``readings.Firmness``): a move
 that stood after its press, or whose reply was pressed while its piece still stood, is final and
 never revised. Presses on top of one no move has matched yet are counted (``later_presses``): a
-board that fell plies behind is read as exactly that many plies.
+board that fell plies behind is read as exactly that many plies. A settled link gap absorbs the
+presses and sensor changes before it (``_presses_absorbed``): none is read after it.
 
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
