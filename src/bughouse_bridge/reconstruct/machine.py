@@ -24,7 +24,8 @@ both boards are read and committed after it, as before it (the arbiter may revok
 How firmly the last move stands is one explicit state per board (``readings.Firmness``): a move
 that stood after its press, or whose reply was pressed while its piece still stood, is final and
 never revised. Presses on top of one no move has matched yet are counted (``later_presses``): a
-board that fell plies behind is read as exactly that many plies.
+board that fell plies behind is read as exactly that many plies. A settled link gap absorbs the
+presses and sensor changes before it (``_presses_absorbed``): none is read after it.
 
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
@@ -661,8 +662,11 @@ class MatchReconstructor:
         state.pending = None
         state.waiting = None
         state.trail.clear()
-        state.changes_of_last = tuple(state.changes)
-        state.changes.clear()
+        # Changes after the move's piece arrived belong to what follows (a reply made on top of
+        # a drop that waited for its piece): they stay to be read as the next plies.
+        square = move.move.to_square
+        arrival = (square, self._match.position(board).piece_at(square))
+        state.changes_of_last, state.changes = _split_after(state.changes, arrival)
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now
@@ -1008,6 +1012,8 @@ class MatchReconstructor:
             ]
             out += self._after_commit(move.board, move, events, now)
             self._boards[move.board].correctable = None
+        for b in {board, *(move.board for move in candidate.moves)}:
+            self._presses_absorbed(b, now)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -1051,12 +1057,26 @@ class MatchReconstructor:
         state = self._boards[board]
         state.pending = state.waiting = state.correctable = state.parent = None
         state.standing_drop = None
-        state.press = None
+        self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
         state.moved_at = now
         state.stuck = False
+
+    def _presses_absorbed(self, board: BoardId, now: float) -> None:
+        """A gap settled (recovered or filled as it stands) absorbs every press and sensor
+        change before it: the presses of plies nobody saw never come, and those a held board
+        counted belong to plies inside the gap. Left over, they would be read as plies (or owed
+        presses) of the moves after the gap. Nothing before the gap is revised."""
+        state = self._boards[board]
+        state.press = None
+        state.later_presses.clear()
+        state.owed = 0
+        state.firmness = Firmness.FINAL
+        state.confirmed_at = now
+        state.changes.clear()
+        state.changes_of_last = ()
 
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
@@ -1174,6 +1194,17 @@ class MatchReconstructor:
 
     def _at_rest_now(self, board: BoardId) -> bool:
         return self._physical(board) == self._match.board_fen(board)
+
+
+def _split_after(
+    changes: Sequence[tuple[chess.Square, chess.Piece | None]],
+    arrival: tuple[chess.Square, chess.Piece | None],
+) -> tuple[Changes, list[tuple[chess.Square, chess.Piece | None]]]:
+    """The changes up to the last arrival of ``arrival``, and those after it (all of them
+    before, none after, when it was not seen arriving)."""
+    ends = [index for index, change in enumerate(changes) if change == arrival]
+    cut = ends[-1] + 1 if ends else len(changes)
+    return tuple(changes[:cut]), list(changes[cut:])
 
 
 def _has_alert(events: Sequence[MatchEvent], code: AlertCode | None) -> bool:
