@@ -75,16 +75,8 @@ def reconnect(
         result.outcomes += rec.on_message(board, dump, back)
 
 
-# Known weakness (see bench/README.md "Gap recovery"): in the long game, some gaps of 12 s and
-# more of fast play (many plies with drops) exceed what the solver settles within its work cap;
-# the position is then published as it stands and the arbiter asked, but the side on move or the
-# pockets it guesses can be wrong, and later reading may go astray on that board.
-LONG = pytest.mark.xfail(
-    reason="gap beyond the solver's work cap; see bench/README.md", strict=False
-)
-KNOWN_FAILING = {("1934301", cut, length) for cut in ("B", "AB") for length in (12.0, 25.0)}
 CASES = [
-    pytest.param(name, cut, length, marks=[LONG] if (name, cut, length) in KNOWN_FAILING else [])
+    (name, cut, length)
     for name in GAMES
     for cut in ("A", "B", "AB")
     for length in (5.0, 12.0, 25.0, 40.0)
