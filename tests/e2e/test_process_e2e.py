@@ -25,6 +25,7 @@ from e2e_harness import (
 
 CLI = str(Path(sys.executable).parent / "bughouse-bridge")
 PREFIX = 36
+RESTART_SPEED = FAST_SPEED / 2
 
 
 async def _start(config: Path) -> asyncio.subprocess.Process:
@@ -59,7 +60,10 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
         async with Subscriber(shared_broker, [events_topic], persistent=True) as sub:
             first = await _start(config)
             await table.wait_for_host()
-            plan = table.plan(game, speed=FAST_SPEED)
+            # Half the fast pace: the board plays on while the daemon restarts (2-3 s here), so at
+            # 8x a restart would miss 16-24 s of play; at 4x it is about what a real restart
+            # a few seconds later misses. Longer gaps are the gap solver's tests.
+            plan = table.plan(game, speed=RESTART_SPEED)
             table.start(plan)
             kill_at = plan.moves[len(plan.moves) // 3].pressed + 0.1
             await asyncio.sleep(max(0.0, table.offset + kill_at - table.runners["A"].now()))

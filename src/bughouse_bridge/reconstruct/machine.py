@@ -161,6 +161,9 @@ class _Board:
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
     gap_open: bool = False  # back from a gap: reconciled once the placement has settled
+    gap_back: float = 0.0  # when the link came back (or the resync dump arrived)
+    gap_length: float = 0.0  # how long the board was unheard: from losing it (or its last change)
+    lost_at: float | None = None  # when the link went silent
     turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
 
 
@@ -205,6 +208,7 @@ class MatchReconstructor:
             state.press = None
             state.later_presses.clear()
             state.was_lost = True
+            state.lost_at = now
             message = f"Board {board} and its clock went silent; moves there are not seen."
             return [
                 LinkChanged(now, link, "disconnected"),
@@ -310,6 +314,9 @@ class MatchReconstructor:
             # A hand may be over the board as the link returns: reconcile a settled placement.
             state.resync = False
             state.gap_open = True
+            state.gap_back = now
+            unheard_since = state.changed_at if state.lost_at is None else state.lost_at
+            state.gap_length, state.lost_at = now - unheard_since, None
             self._changed(board, now)
             return []
         if changed:
@@ -943,6 +950,25 @@ class MatchReconstructor:
         state.gap_open = False
         return self._reconcile(board, now)
 
+    def _explain_later(self, board: BoardId, solution: GapSolution, now: float) -> bool:
+        """Nothing explains what the board shows as it comes back: as in normal reading, an
+        unexplained placement is given ``unexplained_limit`` before anyone is told — the dump
+        often catches a hand in the middle of a move (a piece lifted, its square empty), which no
+        sequence of whole plies leads to. The gap stays open and the next settled placement is
+        tried; after the limit the position is published as it stands. Only after a short gap
+        (a restart, a cable reseated): there the plies missed are few, so an answer that fails is
+        a hand in motion; after a long one, waiting would only let more plies pile up."""
+        state = self._boards[board]
+        short = state.gap_length < self.config.unexplained_limit
+        if solution.unique is not None or solution.candidates or not short:
+            return False
+        deadline = state.gap_back + self.config.unexplained_limit
+        if now >= deadline:
+            return False
+        state.gap_open = True
+        self._wake(board, deadline)
+        return True
+
     def _wrong_guess(self, board: BoardId, reading: Reading, now: float) -> bool:
         """After a gap nothing explained, the side on move was a guess: the first move of the
         other side corrects it (the gap's log entry is amended)."""
@@ -977,12 +1003,12 @@ class MatchReconstructor:
         link = str(board)
         boards = [board, *([board.other] if self._boards[board.other].held else [])]
         targets = {b: self._physical(b) for b in boards}
-        for b in boards:
-            self._boards[b].held = False
         known = {b: placement for b, placement in targets.items() if placement is not None}
         if targets[board] is None or all(
             placement == self._match.board_fen(b) for b, placement in known.items()
         ):
+            for b in boards:
+                self._boards[b].held = False
             return [
                 LinkChanged(now, link, "resynced", {"missing_plies": 0}),
                 *self._nudge_all(boards, now),
@@ -992,6 +1018,10 @@ class MatchReconstructor:
         # wrong answer. The shortest explanation decides the side on move instead.
         turns: dict[BoardId, chess.Color | None] = dict.fromkeys(known)
         solution = solve_gap(self._match, known)
+        if self._explain_later(board, solution, now):
+            return []
+        for b in boards:
+            self._boards[b].held = False
         if solution.unique is not None:
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
         return self._left_to_arbiter(board, known, turns, solution, now)
