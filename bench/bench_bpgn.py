@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import random
-import re
 import sys
 import timeit
 from pathlib import Path
@@ -28,11 +27,11 @@ from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.data import bundled_game
+from readme_section import write_section
 
 if TYPE_CHECKING:
     from bughouse_bridge.bughouse.events import MatchEvent
 
-README = Path(__file__).with_name("README.md")
 HEADING = "## BPGN record"
 RUNS = 5
 
@@ -110,24 +109,13 @@ def section(rows: list[str]) -> str:
     )
 
 
-def write_section(text: str) -> None:
-    old = README.read_text() if README.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    new = (
-        pattern.sub(lambda _: text + "\n", old)
-        if pattern.search(old)
-        else old.rstrip() + "\n\n" + text
-    )
-    README.write_text(new)
-
-
 def main() -> None:
     rows = [measure("1934301 (real, fics)", real_game())]
     print(rows[-1], flush=True)
     for plies in (200, 400):
         rows.append(measure(f"random playout, {plies} plies asked", random_game(plies)))
         print(rows[-1], flush=True)
-    write_section(section(rows))
+    write_section(HEADING, section(rows))
     print(f"Machine: {machine()}", file=sys.stderr)
 
 

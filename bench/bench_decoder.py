@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import platform
 import random
-import re
 import subprocess
 import sys
 import time
@@ -26,11 +25,11 @@ from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.encoder import encode_message
 from bughouse_bridge.dgt.messages import ClockFace, ClockTimes, FieldUpdate, Message
 from bughouse_bridge.dgt.squares import board_to_dump
+from readme_section import write_section
 
 GAME_SECONDS = 1800
 CHUNK_SIZES = (1, 8, 32)
 REPEATS = 5
-README = Path(__file__).with_name("README.md")
 HEADING = "## Decoder throughput"
 
 
@@ -127,20 +126,10 @@ def report(stream: bytes, messages: int) -> str:
     return "\n".join(lines)
 
 
-def write_section(section: str) -> None:
-    text = README.read_text(encoding="utf-8") if README.exists() else "# Benchmarks\n\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _match: section, text, count=1)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    README.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     stream, messages = build_stream()
     print(f"{len(stream)} bytes, {messages} messages")
-    write_section(report(stream, messages))
+    write_section(HEADING, report(stream, messages))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from readme_section import write_section
+
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests" / "e2e"), str(HERE.parent / "tests")]
 
@@ -311,18 +313,6 @@ def section(lat: dict[str, object], loads: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str, heading: str = SECTION) -> None:
-    readme = HERE / "README.md"
-    current = readme.read_text()
-    start = current.find(heading)
-    if start < 0:
-        readme.write_text(current.rstrip("\n") + "\n\n" + text)
-        return
-    following = current.find("\n## ", start + len(heading))
-    tail = "" if following < 0 else current[following + 1 :]
-    readme.write_text(current[:start] + text + ("\n" + tail if tail else ""))
-
-
 async def main(args: argparse.Namespace) -> None:
     setup_logging("error")
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as tmp:
@@ -339,7 +329,7 @@ async def main(args: argparse.Namespace) -> None:
     text = section(lat, loads)
     print(text)
     if not args.no_readme:
-        write_readme(text)
+        write_section(SECTION, text)
 
 
 def cli() -> None:

@@ -42,6 +42,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
+from readme_section import write_section
+
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests" / "e2e"), str(HERE.parent / "tests")]
 
@@ -564,18 +566,6 @@ def _latency_row(name: str, figures: dict[str, float]) -> tuple[str, str]:
     )
 
 
-def write_readme(text: str) -> None:
-    readme = HERE / "README.md"
-    current = readme.read_text()
-    start = current.find(SECTION)
-    if start < 0:
-        readme.write_text(current.rstrip("\n") + "\n\n" + text)
-        return
-    following = current.find("\n## ", start + len(SECTION))
-    tail = "" if following < 0 else current[following + 1 :]
-    readme.write_text(current[:start] + text + ("\n" + tail if tail else ""))
-
-
 async def main(args: argparse.Namespace) -> None:
     setup_logging("error")
     with tempfile.TemporaryDirectory(prefix="bench-hall-") as tmp:
@@ -584,7 +574,7 @@ async def main(args: argparse.Namespace) -> None:
     text = section(result)
     print(text)
     if not args.no_readme:
-        write_readme(text)
+        write_section(SECTION, text)
 
 
 def cli() -> None:

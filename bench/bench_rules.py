@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import random
-import re
 import statistics
 import sys
 import time
@@ -23,11 +22,11 @@ import pyffish as sf
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
+from readme_section import write_section
 
 GAMES = 30
 MAX_PLIES = 160
 RUNS = 3
-README = Path(__file__).with_name("README.md")
 HEADING = "## Rules core per-move cost"
 TABLE_HEAD = (
     "| games | rules | moves | ours µs/move | pyffish µs/move | pyffish/ours "
@@ -158,17 +157,6 @@ def section(rows: list[str]) -> str:
     )
 
 
-def write_section(text: str) -> None:
-    old = README.read_text() if README.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    new = (
-        pattern.sub(lambda _: text + "\n", old)
-        if pattern.search(old)
-        else old.rstrip() + "\n\n" + text
-    )
-    README.write_text(new)
-
-
 def main() -> None:
     rows = []
     for preset in ("fics", "dsj"):
@@ -179,7 +167,7 @@ def main() -> None:
     if real:
         rows.append(measure(f"{len(real)} real bughousedb games", "fics", real))
         print(rows[-1])
-    write_section(section(rows))
+    write_section(HEADING, section(rows))
     print(f"Machine: {machine()}", file=sys.stderr)
 
 

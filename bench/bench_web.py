@@ -36,10 +36,11 @@ from e2e_harness import (  # noqa: E402
     the_game,
 )
 
-from bench_e2e import instrument, machine, write_readme  # noqa: E402
+from bench_e2e import instrument, machine  # noqa: E402
 from browser_harness import CHROMIUM, browser_missing, chromium, web_server  # noqa: E402
 from bughouse_bridge.daemon.logging import setup_logging  # noqa: E402
 from private_mosquitto import Mosquitto  # noqa: E402
+from readme_section import write_section  # noqa: E402
 
 SECTION = "## Web page: lever press to move drawn"
 DRAWN = """
@@ -153,7 +154,7 @@ async def main(args: argparse.Namespace) -> None:
     text = section(result)
     print(text)
     if not args.no_readme:
-        write_readme(text, SECTION)
+        write_section(SECTION, text)
 
 
 if __name__ == "__main__":
