@@ -28,9 +28,17 @@ PREFIX = 36
 RESTART_SPEED = FAST_SPEED / 2
 
 
-async def _start(config: Path) -> asyncio.subprocess.Process:
+async def _start(config: Path, record: Path) -> asyncio.subprocess.Process:
+    """The daemon as systemd runs it; its trace is kept so that a failure can be replayed."""
     return await asyncio.create_subprocess_exec(
-        CLI, "run", "--config", str(config), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        CLI,
+        "run",
+        "--config",
+        str(config),
+        "--record",
+        str(record),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -58,7 +66,7 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
         events_topic = f"{overrides['mqtt.root']}/match/{overrides['match_id']}/events"
         game = the_game(PREFIX)
         async with Subscriber(shared_broker, [events_topic], persistent=True) as sub:
-            first = await _start(config)
+            first = await _start(config, tmp_path / "first.trace.jsonl")
             await table.wait_for_host()
             # Half the fast pace: the board plays on while the daemon restarts (2-3 s here), so at
             # 8x a restart would miss 16-24 s of play; at 4x it is about what a real restart
@@ -70,7 +78,7 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
             first.kill()
             assert await first.wait() == -9
             killed_after = len(dedupe(sub.events()))
-            second = await _start(config)
+            second = await _start(config, tmp_path / "second.trace.jsonl")
             try:
                 await table.finished(plan)
                 expected = sum(len(sans) for sans in expected_by_board(game).values())

@@ -46,8 +46,8 @@ def alerts(daemon: Daemon) -> list[dict]:
 def test_a_failing_input_is_alerted_live_and_identically_on_resume(tmp_path):
     live = make_daemon(tmp_path)
     live.resume()
-    live._route(live._process(Received("A", POISON, 1.0)))
-    live._route(live._process(Received("B", b"\x8e", 2.0)))
+    live._route(live._prepare(Received("A", POISON, 1.0))())
+    live._route(live._prepare(Received("B", b"\x8e", 2.0))())
     (alert,) = alerts(live)
     assert (alert["code"], alert["board"], alert["seq"]) == ("input_failed", "A", 1)
     assert alert["details"] == {"input": "rx", "link": "A", "error": "KeyError"}

@@ -13,13 +13,14 @@ same event numbers, which is how the daemon resumes after a SIGKILL or a power c
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import signal
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge import __version__
 from bughouse_bridge.bridge import READ_ONLY_VERBS, Bridge, Output
@@ -64,6 +65,8 @@ class LinkChange:
 class ArbiterRequest:
     request: Request
     answer: asyncio.Future[bytes]
+    t: float  # when it arrived: the core may be busy with earlier inputs when it is carried out
+    response: dict[str, Any] | None = None  # the bridge's answer, once carried out
 
 
 Inbound = Received | LinkChange | ArbiterRequest
@@ -102,6 +105,12 @@ class Daemon:
             )
         )
         self._inbound: asyncio.Queue[Inbound] = asyncio.Queue()
+        self._held: Inbound | None = None  # taken from the queue, due after a timer
+        self._last_t = 0.0  # pipeline time of the last input the core was given
+        # The pure core runs in one thread of its own: a long step (a gap solved after a restart
+        # takes seconds on a small box) must not stop the event loop, which keeps reading the
+        # boards (timestamped as they arrive), talking MQTT and pinging the watchdogs meanwhile.
+        self._core = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="core")
         self._stopping = asyncio.Event()
         self._recorder = self._trace_recorder()
         self.links: dict[str, SerialLink] = {}
@@ -217,6 +226,7 @@ class Daemon:
                 if task.get_name().startswith(("serial-", "watchdog")):
                     task.cancel()
             self.mqtt.stop()
+        self._core.shutdown(wait=True, cancel_futures=True)
         self.journal.close()
         self.outbox.close()
         if self._recorder is not None:
@@ -306,17 +316,23 @@ class Daemon:
 
     async def _on_request(self, request: Request) -> bytes:
         answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._inbound.put_nowait(ArbiterRequest(request, answer))
+        self._inbound.put_nowait(ArbiterRequest(request, answer, self.clock.now()))
         return await answer
 
     # -- the core consumer ---------------------------------------------------------------------
 
     async def _consume(self) -> None:
+        """Inputs in the order they arrived, each with the time it arrived: the journal and the
+        trace get them here, on the event loop; the core's step runs in the core thread."""
+        loop = asyncio.get_running_loop()
         while True:
             self._core_waiting = True
             item = await self._next_input()
             self._core_waiting = False
-            output = self._process(item) if item is not None else self._fire_timer()
+            step = self._prepare(item) if item is not None else self._prepare_timer()
+            output = await loop.run_in_executor(self._core, step)
+            if isinstance(item, ArbiterRequest):
+                self._finish_answer(item)
             self._route(output)
             self._core_stepped = time.monotonic()
 
@@ -333,7 +349,20 @@ class Daemon:
             await asyncio.sleep(interval)
 
     async def _next_input(self) -> Inbound | None:
+        """The next input, or None when a timer is due before it.
+
+        After a long step the queue holds inputs from the past: a timer that fell due between
+        them fires between them, at its deadline, so the core sees one timeline in time order
+        (and a resume from the journal sees the same one)."""
+        item, self._held = self._held, None
+        if item is None and not self._inbound.empty():
+            item = self._inbound.get_nowait()
         deadline = self.bridge.deadline()
+        if item is not None:
+            if deadline is not None and deadline < item.t:
+                self._held = item
+                return None
+            return item
         if deadline is None:
             return await self._inbound.get()
         try:
@@ -343,42 +372,47 @@ class Daemon:
         except TimeoutError:
             return None
 
-    def _fire_timer(self) -> Output:
-        now = self.clock.now()
-        self.journal.append_timer(now)
-        return self._guarded("timer", now, lambda: self.bridge.on_timer(now))
+    def _prepare_timer(self) -> Callable[[], Output]:
+        deadline = self.bridge.deadline()
+        t = max(self._last_t, deadline if deadline is not None else self.clock.now())
+        self._last_t = t
+        self.journal.append_timer(t)
+        return lambda: self._guarded("timer", t, lambda: self.bridge.on_timer(t))
 
-    def _process(self, item: Inbound) -> Output:
+    def _prepare(self, item: Inbound) -> Callable[[], Output]:
+        """Journal and record one input (event loop); return its core step (core thread)."""
+        self._last_t = max(self._last_t, item.t)
         match item:
             case Received():
                 self.journal.append_rx(item.link, item.data, item.t)
                 if self._recorder is not None:
                     self._recorder.rx(item.link, item.data, item.t)
                 received = item
-                return self._guarded(
+                return lambda: self._guarded(
                     "rx",
-                    item.t,
+                    received.t,
                     lambda: self.bridge.receive(received.link, received.data, received.t),
-                    link=item.link,
+                    link=received.link,
                 )
             case LinkChange():
                 self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
                 if self._recorder is not None:
                     self._recorder.link(item.link, item.t, connected=item.connected)
                 change = item
-                return self._guarded(
+                return lambda: self._guarded(
                     "link",
-                    item.t,
+                    change.t,
                     lambda: self.bridge.link_state(
                         change.link, change.t, connected=change.connected, port=change.port
                     ),
-                    link=item.link,
+                    link=change.link,
                 )
             case ArbiterRequest():
-                return self._answer(item)
+                request = item
+                return lambda: self._answer(request)
 
     def _answer(self, item: ArbiterRequest) -> Output:
-        """Carry out a request, then journal it — only if it was carried out.
+        """Carry out a request (core thread); ``_finish_answer`` journals it if it was carried out.
 
         ``Bridge.command`` validates the request fully (limits, arguments) and rolls back a
         handler that fails, so a refused or failed request changed nothing: leaving it out of the
@@ -386,22 +420,28 @@ class Daemon:
         runs between the two steps (one core consumer), so the journal order stays the order of
         processing; ``_route`` flushes the journal before the events reach the outbox.
         """
-        now = self.clock.now()
         request = item.request
-        response, output = self.bridge.command(request.verb, request.payload, now)
-        if response["ok"]:
-            if request.verb not in READ_ONLY_VERBS:
-                self.journal.append_command(request.verb, request.payload, now)
-        elif self.bridge.last_command_failure is not None:
+        response, output = self.bridge.command(request.verb, request.payload, item.t)
+        item.response = response
+        if not response["ok"] and self.bridge.last_command_failure is not None:
             failure = self.bridge.last_command_failure
             logger.error(
                 "request %r failed: %s", request.verb[:64], response["error"], exc_info=failure
             )
-        else:
+        elif not response["ok"]:
             logger.info("request %r refused: %s", request.verb[:64], response["error"])
+        return output
+
+    def _finish_answer(self, item: ArbiterRequest) -> None:
+        """Journal a request that was carried out (on the event loop, before its events are
+        routed), then answer it."""
+        response = item.response
+        if response is None:
+            return
+        if response["ok"] and item.request.verb not in READ_ONLY_VERBS:
+            self.journal.append_command(item.request.verb, item.request.payload, item.t)
         if not item.answer.done():
             item.answer.set_result(self.bridge.encode_response(response))
-        return output
 
     def _route(self, output: Output) -> None:
         durable = [p for p in output.publications if p.qos > 0 or p.retain]
