@@ -44,7 +44,7 @@ async def _run_consumer(daemon, until) -> None:
     consumer = asyncio.create_task(daemon._consume())
     try:
         async with asyncio.timeout(10):
-            while not until():
+            while not until():  # noqa: ASYNC110 - the core thread fills the list
                 await asyncio.sleep(0.01)
     finally:
         consumer.cancel()
@@ -56,7 +56,7 @@ async def test_a_slow_step_leaves_the_event_loop_running(tmp_path):
     daemon = make_daemon(tmp_path)
     core = RecordingCore()
     daemon.bridge = core  # type: ignore[assignment]
-    daemon._route = lambda output: None  # type: ignore[method-assign]
+    daemon._route = lambda _output: None  # type: ignore[method-assign]
     ticks = 0
 
     async def ticker() -> None:
@@ -78,7 +78,7 @@ async def test_inputs_queued_during_a_slow_step_keep_their_order_and_times(tmp_p
     daemon = make_daemon(tmp_path)
     core = RecordingCore(timer_at=2.5)
     daemon.bridge = core  # type: ignore[assignment]
-    daemon._route = lambda output: None  # type: ignore[method-assign]
+    daemon._route = lambda _output: None  # type: ignore[method-assign]
     for item in (Received("A", SLOW, 1.0), Received("B", b"x", 2.0), Received("A", b"y", 3.0)):
         daemon._inbound.put_nowait(item)
     await _run_consumer(daemon, lambda: len(core.seen) == 4)
