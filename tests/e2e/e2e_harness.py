@@ -225,6 +225,8 @@ class Table:
             for link, config in self.configs.items()
         }
         self.offset = 0.0
+        self.delay = 0.0  # how much later than planned the held actions play (``resume_held``)
+        self._held: list[Any] = []
 
     @property
     def links(self) -> dict[str, str]:
@@ -252,12 +254,29 @@ class Table:
             with_host=False,
         )
 
-    def start(self, plan: GamePlan) -> None:
-        """Schedule the plan on both boards from now on (emulator time ``offset + t``)."""
+    def start(self, plan: GamePlan, *, hold_after: float | None = None) -> None:
+        """Schedule the plan on both boards from now on (emulator time ``offset + t``).
+
+        With ``hold_after``, the actions after that plan time wait for ``resume_held`` (the
+        players think: the clocks run, nothing moves)."""
         self.offset = self.runners["A"].now()
         actions = plan.scenario.sorted_actions()
+        cut = float("inf") if hold_after is None else hold_after
+        self._held = [action for action in actions if action.t > cut]
         for runner in self.runners.values():
-            runner.play(actions, offset=self.offset)
+            runner.play([action for action in actions if action.t <= cut], offset=self.offset)
+
+    def resume_held(self, *, after: float = 0.0) -> float:
+        """Play the held actions from ``after`` seconds from now on, shifted as one block (the
+        game goes on as planned, later). Returns the shift in seconds."""
+        if not self._held:
+            return 0.0
+        plan_now = self.runners["A"].now() - self.offset
+        self.delay = max(0.0, plan_now + after - self._held[0].t)
+        for runner in self.runners.values():
+            runner.play(self._held, offset=self.offset + self.delay)
+        self._held = []
+        return self.delay
 
     def at(self, t: float, callback: Any) -> asyncio.TimerHandle:
         """Call ``callback`` at plan time ``t``."""
@@ -268,7 +287,8 @@ class Table:
     async def finished(self, plan: GamePlan) -> None:
         for runner in self.runners.values():
             await runner.finished()
-        await asyncio.sleep(max(0.0, self.offset + plan.end - self.runners["A"].now()))
+        end = self.offset + self.delay + plan.end
+        await asyncio.sleep(max(0.0, end - self.runners["A"].now()))
 
 
 def daemon_settings(overrides: dict[str, Any]) -> Any:

@@ -159,3 +159,50 @@ def test_the_partner_board_waiting_on_a_missed_capture_is_solved_with_the_gap() 
     else:
         assert sorted(table.moves()[-3:]) == sorted(truth)
         assert all(m.recovered for m in table.played()[-3:])
+
+
+def test_the_press_of_the_last_missed_ply_after_the_dump_is_not_a_press_without_a_move() -> None:
+    """The dump caught the last ply of the gap before its mover hit the clock."""
+    table = Table()
+    table.start_clocks(A)
+    table.rec.on_link_state(A, False, table.t)
+    play_unseen(table, A, ["e2e4", "d7d5", "e4d5"])  # in this order only
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.clock(A, chess.WHITE)  # exd5 stands; White has not pressed yet
+    table.wait(1)
+    assert table.moves(A) == ["e2e4", "d7d5", "e4d5"]
+    table.press(A)
+    table.wait(3)
+    assert table.alerts() == []
+    table.move(A, "b8c6")
+    table.press(A)
+    table.wait(3)
+    assert table.moves(A)[-1] == "b8c6"
+    assert table.alerts() == []
+
+
+def test_a_clock_pressed_while_the_link_was_down_is_no_press_after_it() -> None:
+    """The last reading before the gap had White running; White moved and pressed unseen,
+    Black moved and has not pressed: the first reading after the gap (Black running) is a new
+    baseline, not White pressing now."""
+    table = Table()
+    table.start_clocks(A)
+    table.rec.on_link_state(A, False, table.t)
+    play_unseen(table, A, ["e2e4", "d7d5"])
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(1)
+    assert table.moves(A) == ["e2e4", "d7d5"]
+    table.running[A] = chess.BLACK
+    table.clock(A, chess.BLACK)
+    table.wait(3)
+    assert table.alerts() == []
+    table.press(A)  # Black's press of d5, late
+    table.move(A, "e4d5")
+    table.press(A)
+    table.wait(3)
+    assert table.moves(A)[-1] == "e4d5"
+    assert table.alerts() == []

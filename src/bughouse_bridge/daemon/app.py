@@ -154,7 +154,8 @@ class Daemon:
             self._route(self._replay_entry(entry))
             replayed += 1
         self.bridge.mute_until(0)
-        self.journal.begin_boot(self.boot_id, self.clock.now())
+        self._last_t = self.clock.now()
+        self.journal.begin_boot(self.boot_id, self._last_t)
         if replayed:
             logger.info(
                 "resumed from %d journal entries, last seq %d", replayed, self.bridge.last_seq
@@ -297,8 +298,14 @@ class Daemon:
 
     # -- driver callbacks: everything goes through the one queue -------------------------------
 
+    # The trace takes each input as it arrives (with the tx lines, in wall-clock order); the
+    # journal takes it when the core does (with the timers, in processing order).
+
     def _on_bytes(self, link: str, data: bytes, monotonic: float) -> None:
-        self._inbound.put_nowait(Received(link, data, self.clock.from_monotonic(monotonic)))
+        t = self.clock.from_monotonic(monotonic)
+        if self._recorder is not None:
+            self._recorder.rx(link, data, t)
+        self._inbound.put_nowait(Received(link, data, t))
 
     def _on_tx(self, link: str, data: bytes, monotonic: float) -> None:
         t = self.clock.from_monotonic(monotonic)
@@ -312,6 +319,8 @@ class Daemon:
             return
         self._link_up[state.link] = state.connected
         change = LinkChange(state.link, state.connected, state.port, self.clock.now())
+        if self._recorder is not None:
+            self._recorder.link(change.link, change.t, connected=change.connected)
         self._inbound.put_nowait(change)
 
     async def _on_request(self, request: Request) -> bytes:
@@ -329,7 +338,11 @@ class Daemon:
             self._core_waiting = True
             item = await self._next_input()
             self._core_waiting = False
-            step = self._prepare(item) if item is not None else self._prepare_timer()
+            step = (
+                self._prepare(item)
+                if item is not None
+                else self._prepare_timer(backlog=bool(self._held))
+            )
             output = await loop.run_in_executor(self._core, step)
             if isinstance(item, ArbiterRequest):
                 self._finish_answer(item)
@@ -372,9 +385,12 @@ class Daemon:
         except TimeoutError:
             return None
 
-    def _prepare_timer(self) -> Callable[[], Output]:
+    def _prepare_timer(self, *, backlog: bool) -> Callable[[], Output]:
+        """A timer fires at the time it is noticed, or at its deadline when inputs from after
+        the deadline are already waiting (the core was busy)."""
         deadline = self.bridge.deadline()
-        t = max(self._last_t, deadline if deadline is not None else self.clock.now())
+        due = deadline if backlog and deadline is not None else self.clock.now()
+        t = max(self._last_t, due)
         self._last_t = t
         self.journal.append_timer(t)
         return lambda: self._guarded("timer", t, lambda: self.bridge.on_timer(t))
@@ -385,8 +401,6 @@ class Daemon:
         match item:
             case Received():
                 self.journal.append_rx(item.link, item.data, item.t)
-                if self._recorder is not None:
-                    self._recorder.rx(item.link, item.data, item.t)
                 received = item
                 return lambda: self._guarded(
                     "rx",
@@ -396,8 +410,6 @@ class Daemon:
                 )
             case LinkChange():
                 self.journal.append_link_state(item.link, connected=item.connected, t=item.t)
-                if self._recorder is not None:
-                    self._recorder.link(item.link, item.t, connected=item.connected)
                 change = item
                 return lambda: self._guarded(
                     "link",

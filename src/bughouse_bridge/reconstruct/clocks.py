@@ -62,6 +62,12 @@ class ClockTracker:
         self._last_reading_t: float | None = None
         self._zero_by: dict[LeverSide, float] = {}  # latest possible zero crossing, running side
 
+    def link_returned(self) -> None:
+        """The link was down (or the process restarted): the clock may have been pressed
+        meanwhile, so the next reading is a new baseline, not a press seen now."""
+        self.last = None
+        self._zero_by.clear()
+
     def color_of(self, side: LeverSide) -> chess.Color | None:
         if self.white_side is None:
             return None

@@ -215,6 +215,7 @@ class MatchReconstructor:
                 alert(now, board, None, AlertCode.LINK_LOST, message),
             ]
         state.resync = True
+        state.clock.link_returned()
         if not state.was_lost:
             return [LinkChanged(now, link, "connected"), RequestDump(board)]
         message = f"Board {board} is back; its position is checked against the game."
@@ -328,7 +329,10 @@ class MatchReconstructor:
         turn = self._match.turn(board)
         at_rest = state.clock.white_side is None and self._at_rest_now(board)
         presser = self._owed_presser(board) if state.owed else turn
+        baseline = state.clock.last is None
         update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
+        if baseline and not (state.resync or state.gap_open):
+            self._press_still_owed(board)
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))
@@ -1044,6 +1048,7 @@ class MatchReconstructor:
             self._boards[move.board].correctable = None
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
+            self._press_still_owed(b)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -1107,6 +1112,16 @@ class MatchReconstructor:
         state.confirmed_at = now
         state.changes.clear()
         state.changes_of_last = ()
+
+    def _press_still_owed(self, board: BoardId) -> None:
+        """After a gap the board often shows the last ply before its mover has hit the clock:
+        while the clock (its first reading since the link returned) still runs for that mover,
+        the press is owed, as for a move read before its press, and is not taken for a press of
+        the side now on move (which no move follows)."""
+        state = self._boards[board]
+        mover = not self._match.turn(board)
+        if self._match.ply(board) and state.clock.running_color() == mover:
+            state.owed = max(state.owed, 1)
 
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
