@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
@@ -265,26 +266,34 @@ def _distance_tables() -> dict[tuple[chess.Color, chess.PieceType], list[list[in
 _DISTANCES = _distance_tables()
 
 
-def _arrival_cost(  # noqa: PLR0913, PLR0917 - one goal square's parts
-    position: chess.variant.CrazyhouseBoard,
+@lru_cache(maxsize=1 << 16)
+def _arrivals_cost(  # noqa: PLR0913, PLR0917 - one piece kind's parts, as a cache key
     color: chess.Color,
     piece_type: chess.PieceType,
-    square: chess.Square,
+    wanted: chess.Bitboard,
     there: chess.Bitboard,
-    refills: bool,  # noqa: FBT001 - the other board may deliver pieces meanwhile
+    droppable: bool,  # noqa: FBT001 - in the pocket, or the other board may deliver one
+    promotable: bool,  # noqa: FBT001 - a pawn of this colour is on the board
+    castles: bool,  # noqa: FBT001 - the king may still castle
 ) -> int:
-    best = _FAR
-    if piece_type != chess.KING and (refills or position.pockets[color].count(piece_type)):
-        best = 1  # a drop
-    if piece_type not in {chess.PAWN, chess.KING} and position.pawns & position.occupied_co[color]:
-        last_rank = chess.BB_RANK_8 if color == chess.WHITE else chess.BB_RANK_1
-        best = min(best, 1 if chess.BB_SQUARES[square] & last_rank else 2)  # a promotion
-    if piece_type == chess.KING and position.has_castling_rights(color):
-        best = 1  # castling: compared with a king walk, one move spared (see ``_reachable``)
+    """The plies of ``color`` needed at least to bring its ``piece_type`` pieces to every
+    ``wanted`` square they are not on yet (``there``: where they stand now). A function of
+    bitboards and flags only, so that the many positions of a search share the answers."""
+    total = 0
     table = _DISTANCES[color, piece_type]
-    for start in chess.scan_forward(there):
-        best = min(best, table[start][square])
-    return best
+    last_rank = chess.BB_RANK_8 if color == chess.WHITE else chess.BB_RANK_1
+    for square in chess.scan_forward(wanted & ~there):
+        best = _FAR
+        if droppable and piece_type != chess.KING:
+            best = 1  # a drop
+        if promotable and piece_type not in {chess.PAWN, chess.KING}:
+            best = min(best, 1 if chess.BB_SQUARES[square] & last_rank else 2)  # a promotion
+        if castles and piece_type == chess.KING:
+            best = 1  # castling: compared with a king walk, one move spared (see ``_reachable``)
+        for start in chess.scan_forward(there):
+            best = min(best, table[start][square])
+        total += best
+    return total
 
 
 def _reachable(
@@ -310,11 +319,16 @@ def _slack(
     own = {position.turn: (plies + 1) // 2, not position.turn: plies // 2}
     cost = {chess.WHITE: 0, chess.BLACK: 0}
     leave = {chess.WHITE: 0, chess.BLACK: 0}
+    pawns = {color: bool(position.pawns & position.occupied_co[color]) for color in chess.COLORS}
+    castles = {color: position.has_castling_rights(color) for color in chess.COLORS}
     for color, piece_type, wanted in goal:
         there = position.pieces_mask(piece_type, color)
         leave[color] += chess.popcount(there & ~wanted)
-        for square in chess.scan_forward(wanted & ~there):
-            cost[color] += _arrival_cost(position, color, piece_type, square, there, refills)
+        if wanted & ~there:
+            droppable = refills or bool(position.pockets[color].count(piece_type))
+            cost[color] += _arrivals_cost(
+                color, piece_type, wanted, there, droppable, pawns[color], castles[color]
+            )
     castling = position.castling_rights
     slack = 0
     for color in chess.COLORS:
