@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
 import pytest
@@ -17,14 +18,18 @@ pytestmark = [pytest.mark.pty, pytest.mark.timeout(240)]
 
 @pytest.mark.broker
 @pytest.mark.xfail(
-    reason="known weakness: this 5-ply gap (with a capture, pockets not empty) exceeds the "
-    "solver's work cap in live conditions; the arbiter is asked, then board A goes astray",
+    reason="known weakness: after this 7.5 s gap the dump catches Black's hand in the middle "
+    "of dxe4 (the knight on e4 and the pawn on d5 both lifted); nothing explains it within the "
+    "work cap, the position is published as it stands, the pawn landing on e4 is read as a drop "
+    "and a later drop gets a false drop_not_in_pocket (a short gap would wait for the next "
+    "settled placement; doing so after long gaps broke 6 of the 24 cut-link cases)",
     strict=False,
 )
 async def test_a_board_unplugged_for_several_moves_comes_back_right(
     tmp_path: Path, shared_broker: int, table: Table
 ) -> None:
     overrides = overrides_for(tmp_path, shared_broker, table, "resync")
+    overrides["record"] = str(tmp_path / "trace.jsonl")  # kept for a replay when it fails
     topics = [match_topic(overrides, "events"), f"{overrides['mqtt.root']}/alerts"]
     game = the_game(PREFIX)
     async with Subscriber(shared_broker, topics, persistent=True) as sub:
@@ -41,6 +46,7 @@ async def test_a_board_unplugged_for_several_moves_comes_back_right(
             await asyncio.sleep(3.0)
         events = sub.events()
         alerts = [m.json() for m in sub.on("/alerts")]
+    (tmp_path / "events.jsonl").write_text("".join(f"{json.dumps(e)}\n" for e in events))
     assert_gap_free(events)
     expected = expected_by_board(game)["A"]
     moves_a = [e for e in events if e["type"] == "move" and e["board"] == "A"]
