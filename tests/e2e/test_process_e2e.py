@@ -63,7 +63,7 @@ async def _kill_mid_game(
 @pytest.mark.pty
 @pytest.mark.broker
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("down_for", [5.0], ids=["back-5s-later"])
+@pytest.mark.parametrize("down_for", [5.0, 30.0], ids=["back-5s-later", "back-30s-later"])
 async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_broker, down_for):
     """kill -9 a third into the game; the box is back ``down_for`` seconds of play later.
 
