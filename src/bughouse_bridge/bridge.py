@@ -218,6 +218,13 @@ class Bridge:
             output += self._on_message(link, message, now)
         return output + self._hall_next_game(now)
 
+    def process_restarted(self) -> None:
+        """A new process resumes from the journal (its ``boot`` record): every link is down
+        until it connects again."""
+        for device in self._devices.values():
+            device.connected = False
+        self._reconstructor.process_restarted()
+
     def link_state(
         self, link: str, now: float, *, connected: bool, port: str | None = None
     ) -> Output:

@@ -206,3 +206,23 @@ def test_a_clock_pressed_while_the_link_was_down_is_no_press_after_it() -> None:
     table.wait(3)
     assert table.moves(A)[-1] == "e4d5"
     assert table.alerts() == []
+
+
+def test_after_a_restart_no_board_is_read_before_its_link_is_back() -> None:
+    """The old process died with White's move on the board and its press unseen: the new one
+    commits nothing on a timer (no false ``move_without_clock``) and recovers the move, with
+    the reply made meanwhile, from the dump when the link is back."""
+    table = Table()
+    table.start_clocks(A)
+    table.move(A, "e2e4")
+    table.rec.process_restarted()
+    table.wait(10)
+    assert table.moves(A) == []
+    assert table.alerts() == []
+    play_unseen(table, A, ["e2e4", "d7d5"])  # the reply made while no process read the board
+    table.out += table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(1)
+    assert table.moves(A) == ["e2e4", "d7d5"]
+    assert all(m.recovered for m in table.played())
+    assert table.alerts() == []

@@ -155,6 +155,7 @@ class Daemon:
             replayed += 1
         self.bridge.mute_until(0)
         self._last_t = self.clock.now()
+        self.bridge.process_restarted()
         self.journal.begin_boot(self.boot_id, self._last_t)
         if replayed:
             logger.info(
@@ -183,6 +184,9 @@ class Daemon:
                     ),
                     link=link,
                 )
+            case EntryKind.BOOT:
+                self.bridge.process_restarted()  # as it was when that process started
+                return Output()
             case EntryKind.COMMAND if entry.text is not None:
                 # Journals written before requests were journalled only on success may hold a
                 # poisoned request: ``command`` answers it ok: false and it changes nothing.

@@ -200,6 +200,16 @@ class MatchReconstructor:
             state.clock.model = message.clock_type  # how its face shows the last second
         return []
 
+    def process_restarted(self) -> None:
+        """A new process took over from the journal: the old one's links died with it, so no
+        board is read (no timer commits a move whose press nobody saw) until its link is back
+        and its dump has been checked against the game. Quiet: the restart is announced on the
+        bridge's status topic, and a board that comes back like this is no ``link_back``."""
+        for state in self._boards.values():
+            state.connected = False
+            state.press = None
+            state.later_presses.clear()
+
     def on_link_state(self, board: BoardId, connected: bool, now: float) -> list[Outcome]:  # noqa: FBT001 - the shell's documented signature
         state = self._boards[board]
         state.connected = connected
