@@ -88,6 +88,32 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         return board
 
 
+_PLACEMENTS: dict[tuple[int, ...], str] = {}
+_PLACEMENTS_KEPT = 1 << 16
+
+
+def placement_of(board: chess.BaseBoard) -> str:
+    """``board.board_fen(promoted=False)``, remembered by the board's bitboards: the reading
+    logic asks for the placement of the same few positions many times per scan, and rendering
+    one costs more than everything else the reconstructor does with it. Pure (a cache of a pure
+    function, bounded)."""
+    key = (
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        board.occupied_co[chess.WHITE],
+    )
+    placement = _PLACEMENTS.get(key)
+    if placement is None:
+        if len(_PLACEMENTS) >= _PLACEMENTS_KEPT:
+            _PLACEMENTS.clear()
+        placement = _PLACEMENTS[key] = board.board_fen(promoted=False)
+    return placement
+
+
 def rank_mask(color: chess.Color, ranks: tuple[int, int]) -> chess.Bitboard:
     """Squares on ranks ``low..high`` counted from ``color``'s own side."""
     low, high = ranks

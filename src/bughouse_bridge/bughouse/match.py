@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.bughouse import legality
-from bughouse_bridge.bughouse.board import BughouseBoard, PlacementSketch, pocket_letters
+from bughouse_bridge.bughouse.board import (
+    BughouseBoard,
+    PlacementSketch,
+    placement_of,
+    pocket_letters,
+)
 from bughouse_bridge.bughouse.events import (
     Alert,
     Check,
@@ -218,7 +223,7 @@ class Match:
 
     def board_fen(self, board: BoardId) -> str:
         """Placement only: what the sensors can see."""
-        return self._state.boards[board].board_fen(promoted=False)
+        return placement_of(self._state.boards[board])
 
     def position(self, board: BoardId) -> chess.variant.CrazyhouseBoard:
         return self._state.boards[board].copy(stack=False)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from bughouse_bridge.bughouse.board import placement_of
 from bughouse_bridge.bughouse.rules import PromotionPolicy
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement
 from bughouse_bridge.reconstruct.occupancy import result_signal
@@ -200,7 +201,7 @@ def _legal_with_piece_in_hand(
             after.set_piece_at(move.to_square, chess.Piece(move.drop, position.turn))
         else:
             chess.Board.push(after, move)
-        if _opponents_hand(diff(after.board_fen(promoted=False), physical[board]), position.turn):
+        if _opponents_hand(diff(placement_of(after), physical[board]), position.turn):
             return True
     return False
 
@@ -622,7 +623,7 @@ class _ChainSearch:
     def _reached_after(self, match: Match, move: BughouseMove) -> bool:
         position = match.position(self.board)
         chess.Board.push(position, move.move)  # placement only
-        return self.reached(position.board_fen(promoted=False))
+        return self.reached(placement_of(position))
 
     def _next_moves(self, match: Match, start: int) -> list[tuple[BughouseMove, int]]:
         """Legal moves of the side to move whose piece arrived at ``start`` or later (the

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import chess
 
+from bughouse_bridge.bughouse.board import placement_of
+
 _CASTLING_MOVES = {
     (chess.E1, chess.G1): chess.H1,
     (chess.E1, chess.C1): chess.A1,
@@ -137,17 +139,17 @@ def placement_after(position: chess.Board, shape: Shape) -> str:
     board.turn = shape.color
     if shape.move.drop is not None:
         board.set_piece_at(shape.move.to_square, chess.Piece(shape.move.drop, shape.color))
-        return board.board_fen(promoted=False)
+        return placement_of(board)
     if board.piece_at(shape.move.from_square) is None:
         return ""
     # The base class's push: placement only, whatever variant bookkeeping a subclass adds.
     chess.Board.push(board, shape.move)
-    return board.board_fen(promoted=False)
+    return placement_of(board)
 
 
 def explaining_shapes(position: chess.Board, physical: str) -> list[Shape]:
     """The shapes whose resulting placement is exactly ``physical``."""
-    change = diff(position.board_fen(promoted=False), physical)
+    change = diff(placement_of(position), physical)
     return [shape for shape in shapes(change) if placement_after(position, shape) == physical]
 
 
