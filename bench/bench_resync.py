@@ -173,7 +173,7 @@ Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version(
         if pattern.search(text)
         else text.rstrip("\n") + "\n\n" + section
     )
-    readme.write_text(text)
+    readme.write_text(text.rstrip("\n") + "\n")
 
 
 if __name__ == "__main__":
