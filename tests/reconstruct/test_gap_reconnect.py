@@ -226,3 +226,44 @@ def test_after_a_restart_no_board_is_read_before_its_link_is_back() -> None:
     assert table.moves(A) == ["e2e4", "d7d5"]
     assert all(m.recovered for m in table.played())
     assert table.alerts() == []
+
+
+def test_the_last_press_of_a_gap_left_to_the_arbiter_is_owed_too() -> None:
+    """As after a recovery: the gap is ambiguous (castling rights), the last ply's mover has not
+    pressed yet when the dump comes; the press is no ``clock_without_move``."""
+    table = Table()
+    table.start_clocks(A)
+    for uci in AMBIGUOUS_BEFORE:
+        table.move(A, uci)
+        table.press(A)
+        table.wait(3)
+    assert table.moves() == AMBIGUOUS_BEFORE
+    table.rec.on_link_state(A, False, table.t)
+    play_unseen(table, A, AMBIGUOUS_GAP)  # White's last ply, a2a1, not pressed yet
+    table.t += 8
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.clock(A, chess.WHITE)
+    table.wait(1)
+    assert table.alerts(AlertCode.GAP_AMBIGUOUS)
+    table.press(A)
+    table.wait(3)
+    assert [a.code for a in table.alerts()] == [AlertCode.GAP_AMBIGUOUS]
+
+
+def test_a_press_without_a_move_after_a_gap_nothing_explained_corrects_the_guessed_turn() -> None:
+    table = Table()
+    table.start_clocks(A)
+    table.rec.on_link_state(A, False, table.t)
+    for square in ("e2", "d2", "c2"):  # nothing explains this: the side on move stays a guess
+        table.physical[A].remove_piece_at(chess.parse_square(square))
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.clock(A, chess.WHITE)  # the first reading after the gap: a baseline
+    table.wait(1)
+    assert table.rec.match.turn(A) == chess.WHITE  # the guess: as before the gap
+    table.press(A)  # White ends a ply made during the gap
+    table.wait(3)
+    assert [a.code for a in table.alerts()] == [AlertCode.GAP_AMBIGUOUS]
+    assert table.rec.match.turn(A) == chess.BLACK

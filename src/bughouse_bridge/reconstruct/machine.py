@@ -920,6 +920,12 @@ class MatchReconstructor:
             return out  # the move was shown, then its piece lifted by the opponent to capture it
         state.press = None
         state.later_presses.clear()
+        if state.turn_unknown is not None:
+            # After a gap nothing explained, the side on move was a guess: a press with no move
+            # of the side thought on move is the end of the last ply of the gap (its mover
+            # pressing late), so the other side is on move.
+            self._flip_guess(board, state.turn_unknown, now)
+            return out
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."
         return [*out, alert(now, board, color, AlertCode.CLOCK_WITHOUT_MOVE, message)]
@@ -994,11 +1000,14 @@ class MatchReconstructor:
             return False
         if reading.judgement.code is not AlertCode.WRONG_TURN:
             return False
-        state.turn_unknown = None
+        self._flip_guess(board, gap, now)
+        return True
+
+    def _flip_guess(self, board: BoardId, gap: int, now: float) -> None:
+        self._boards[board].turn_unknown = None
         position = self._match.position(board)
         position.turn = not position.turn
         self._match.fill_gap(gap, {board: position.fen()}, t=now)
-        return True
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board whose drop waits for a piece may wait
