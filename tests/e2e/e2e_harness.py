@@ -284,6 +284,12 @@ class Table:
         loop = asyncio.get_running_loop()
         return loop.call_at(loop.time() + (self.offset + t - runner.now()), callback)
 
+    def unplug_during(self, link: str, start: float, end: float) -> None:
+        """Pull ``link``'s cable at plan time ``start``, plug it back at ``end``."""
+        runner = self.runners[link]
+        self.at(start, runner.unplug)
+        self.at(end, runner.replug)
+
     async def finished(self, plan: GamePlan) -> None:
         for runner in self.runners.values():
             await runner.finished()

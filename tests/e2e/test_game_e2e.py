@@ -194,9 +194,7 @@ async def test_pty_closed_and_reopened_with_a_move_meanwhile(tmp_path, shared_br
             candidates = list(itertools.pairwise(on_a[4:-2]))
             missed, following = max(candidates, key=lambda pair: pair[1].started - pair[0].pressed)
             table.start(plan)
-            runner = table.runners["A"]
-            table.at(missed.started - 0.5, runner.unplug)
-            table.at(missed.pressed + 0.3, runner.replug)
+            table.unplug_during("A", missed.started - 0.5, missed.pressed + 0.3)
             await table.finished(plan)
             await asyncio.sleep(3.0)
         events = sub.events()

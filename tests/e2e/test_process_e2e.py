@@ -25,7 +25,6 @@ from e2e_harness import (
 )
 
 if TYPE_CHECKING:
-    from bughouse_bridge.bughouse.bpgn import BpgnGame
     from bughouse_bridge.emulator.game import GamePlan
 
 CLI = str(Path(sys.executable).parent / "bughouse-bridge")
@@ -104,7 +103,10 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
                 table.resume_held()
                 await table.finished(plan)
                 await sub.wait_for(
-                    lambda: _last_moves(dedupe(sub.events())) == _last_moves_of(game),
+                    lambda: (
+                        _tails(moves_by_board(dedupe(sub.events())))
+                        == _tails(expected_by_board(game))
+                    ),
                     30,
                     "the last move of each board after the restart",
                 )
@@ -135,12 +137,9 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
         assert {a["code"] for a in alerts} <= {"gap_ambiguous"}, alerts
 
 
-def _last_moves_of(game: BpgnGame) -> dict[str, list[str]]:
-    return {board: sans[-1:] for board, sans in expected_by_board(game).items()}
-
-
-def _last_moves(events: list[dict[str, Any]]) -> dict[str, list[str]]:
-    return {board: sans[-1:] for board, sans in moves_by_board(events).items()}
+def _tails(sans_by_board: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The last move of each board."""
+    return {board: sans[-1:] for board, sans in sans_by_board.items()}
 
 
 def _assert_exact_or_offered(events: list[dict[str, Any]], expected: dict[str, list[str]]) -> None:

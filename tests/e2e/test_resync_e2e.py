@@ -39,9 +39,7 @@ async def test_a_board_unplugged_for_several_moves_comes_back_right(
             on_a = [m for m in plan.moves if m.board.name == "A"]
             first, last = on_a[4], on_a[8]  # five plies of board A pass unseen
             table.start(plan)
-            runner = table.runners["A"]
-            table.at(first.started - 0.5, runner.unplug)
-            table.at(last.pressed + 0.3, runner.replug)
+            table.unplug_during("A", first.started - 0.5, last.pressed + 0.3)
             await table.finished(plan)
             await asyncio.sleep(3.0)
         events = sub.events()

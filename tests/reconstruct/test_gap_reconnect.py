@@ -21,6 +21,16 @@ def play_unseen(table: Table, board: BoardId, ucis: list[str]) -> chess.Board:
     return position
 
 
+def unseen_gap(table: Table, board: BoardId, ucis: list[str], seconds: float) -> None:
+    """The link goes down, ``ucis`` are played unseen, the link is back ``seconds`` later and
+    the board sends its dump."""
+    table.rec.on_link_state(board, False, table.t)
+    play_unseen(table, board, ucis)
+    table.t += seconds
+    table.rec.on_link_state(board, True, table.t)
+    table.dump(board)
+
+
 def reconnect(table: Table, board: BoardId, after: float) -> None:
     table.rec.on_link_state(board, False, table.t)
     table.t += after
@@ -165,11 +175,7 @@ def test_the_press_of_the_last_missed_ply_after_the_dump_is_not_a_press_without_
     """The dump caught the last ply of the gap before its mover hit the clock."""
     table = Table()
     table.start_clocks(A)
-    table.rec.on_link_state(A, False, table.t)
-    play_unseen(table, A, ["e2e4", "d7d5", "e4d5"])  # in this order only
-    table.t += 5
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    unseen_gap(table, A, ["e2e4", "d7d5", "e4d5"], 5)  # in this order only
     table.clock(A, chess.WHITE)  # exd5 stands; White has not pressed yet
     table.wait(1)
     assert table.moves(A) == ["e2e4", "d7d5", "e4d5"]
@@ -189,11 +195,7 @@ def test_a_clock_pressed_while_the_link_was_down_is_no_press_after_it() -> None:
     baseline, not White pressing now."""
     table = Table()
     table.start_clocks(A)
-    table.rec.on_link_state(A, False, table.t)
-    play_unseen(table, A, ["e2e4", "d7d5"])
-    table.t += 5
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    unseen_gap(table, A, ["e2e4", "d7d5"], 5)
     table.wait(1)
     assert table.moves(A) == ["e2e4", "d7d5"]
     table.running[A] = chess.BLACK
@@ -228,7 +230,7 @@ def test_after_a_restart_no_board_is_read_before_its_link_is_back() -> None:
     assert table.alerts() == []
 
 
-def test_the_last_press_of_a_gap_left_to_the_arbiter_is_owed_too() -> None:
+def test_the_late_last_press_of_a_gap_left_to_the_arbiter_is_no_press_without_a_move() -> None:
     """As after a recovery: the gap is ambiguous (castling rights), the last ply's mover has not
     pressed yet when the dump comes; the press is no ``clock_without_move``."""
     table = Table()
@@ -238,11 +240,7 @@ def test_the_last_press_of_a_gap_left_to_the_arbiter_is_owed_too() -> None:
         table.press(A)
         table.wait(3)
     assert table.moves() == AMBIGUOUS_BEFORE
-    table.rec.on_link_state(A, False, table.t)
-    play_unseen(table, A, AMBIGUOUS_GAP)  # White's last ply, a2a1, not pressed yet
-    table.t += 8
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    unseen_gap(table, A, AMBIGUOUS_GAP, 8)  # White's last ply, a2a1, not pressed yet
     table.clock(A, chess.WHITE)
     table.wait(1)
     assert table.alerts(AlertCode.GAP_AMBIGUOUS)
