@@ -348,3 +348,65 @@ def test_dsj_pending_mate_follows_the_partners_opponent(kit, black_b_reply, expe
     statuses = [mate.status for mate in kit.of_type(after, Mate)]
     assert statuses == ([MateStatus.FINAL] if expected == "final" else [])
     assert (match.result is not None) == (expected == "final")
+
+
+def _fens(match: Match, board: BoardId, placement: str, pockets: dict) -> dict[BoardId, str]:
+    """``match``'s positions with ``board`` showing ``placement``; ``pockets`` sets the
+    pockets named by (board, colour) to those letters."""
+    fens = {}
+    for b in BoardId:
+        position = match.position(b)
+        if b is board:
+            position.set_board_fen(placement)
+        for color in chess.COLORS:
+            if (b, color) in pockets:
+                position.pockets[color].reset()
+                for letter in pockets[b, color]:
+                    position.pockets[color].add(chess.Piece.from_symbol(letter).piece_type)
+        fens[b] = position.fen()
+    return fens
+
+
+def test_a_gap_filled_anew_keeps_what_a_later_gap_added_to_the_pockets() -> None:
+    """A gap's fill keeps its pockets as changes: filling an earlier gap anew changes the
+    pockets a later one starts from, and the later one's pieces are still added on top."""
+    match = Match(get_preset("fics"))
+    after_a = "rnbqkbnr/ppp1pppp/8/8/8/8/PPPP1PPP/RNBQKBNR"  # a pawn of each gone from A
+    both = {(B, chess.WHITE): "P", (B, chess.BLACK): "P"}
+    match.fill_gap(1, _fens(match, A, after_a, both), boards=[A], t=0.0)
+    after_b = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR"  # White's h-pawn gone from B
+    match.fill_gap(2, _fens(match, B, after_b, {(A, chess.WHITE): "P"}), boards=[B], t=1.0)
+    match.play(BughouseMove(B, chess.Move.from_uci("e2e4")), t=2.0)
+    # A better look at A: White's pawn stood on e3 (under a hand); only Black's was taken.
+    later_a = "rnbqkbnr/ppp1pppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR"
+    black_only = {(B, chess.WHITE): "", (B, chess.BLACK): "P"}
+    match.refill_gap(1, _fens(match.before_gap(1), A, later_a, black_only))
+    assert match.board_fen(A) == later_a
+    assert match.board_fen(B) == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PP1/RNBQKBNR"
+    pockets = match.pockets()
+    assert (pockets.of(B, chess.WHITE), pockets.of(B, chess.BLACK)) == ("", "P")
+    assert pockets.of(A, chess.WHITE) == "P"  # gap 2's capture, still there
+    assert match.open_gaps() == [1, 2]
+
+
+def test_a_wrong_guess_of_the_side_on_move_amends_the_gap_instead_of_adding_one() -> None:
+    match = Match(get_preset("fics"))
+    after_a = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+    match.fill_gap(1, _fens(match, A, after_a, {}), boards=[A], t=0.0)
+    assert match.turn(A) == chess.WHITE  # the guess: as before the gap
+    match.play(BughouseMove(B, chess.Move.from_uci("e2e4")), t=1.0)
+    match.gap_turn(1, A, chess.BLACK)
+    assert match.turn(A) == chess.BLACK
+    assert match.open_gaps() == [1]
+    assert match.ply(B) == 1
+
+
+def test_a_piece_the_gap_supplied_is_moved_from_the_pocket_the_guess_kept_it_in() -> None:
+    match = Match(get_preset("fics"))
+    after_a = "rnbqkbnr/pppppppp/8/8/8/4N3/PPPPPPPP/R1BQKBNR"  # a knight dropped, one gone
+    match.fill_gap(1, _fens(match, A, after_a, {(A, chess.WHITE): "N"}), boards=[A], t=0.0)
+    match.play(BughouseMove(B, chess.Move.from_uci("e2e4")), t=1.0)
+    match.gap_supplied(1, B, chess.WHITE, chess.KNIGHT, source=A)
+    pockets = match.pockets()
+    assert (pockets.of(A, chess.WHITE), pockets.of(B, chess.WHITE)) == ("", "N")
+    assert match.ply(B) == 1

@@ -17,14 +17,6 @@ pytestmark = [pytest.mark.pty, pytest.mark.timeout(240)]
 
 
 @pytest.mark.broker
-@pytest.mark.xfail(
-    reason="known weakness: after this 7.5 s gap the dump catches Black's hand in the middle "
-    "of dxe4 (the knight on e4 and the pawn on d5 both lifted); nothing explains it within the "
-    "work cap, the position is published as it stands, the pawn landing on e4 is read as a drop "
-    "and a later drop gets a false drop_not_in_pocket (a short gap would wait for the next "
-    "settled placement; doing so after long gaps broke 6 of the 24 cut-link cases)",
-    strict=False,
-)
 async def test_a_board_unplugged_for_several_moves_comes_back_right(
     tmp_path: Path, shared_broker: int, table: Table
 ) -> None:

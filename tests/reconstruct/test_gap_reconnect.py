@@ -265,3 +265,87 @@ def test_a_press_without_a_move_after_a_gap_nothing_explained_corrects_the_guess
     table.wait(3)
     assert [a.code for a in table.alerts()] == [AlertCode.GAP_AMBIGUOUS]
     assert table.rec.match.turn(A) == chess.BLACK
+
+
+def capture_in_the_air() -> Table:
+    """A long gap on A ends while Black's hand is in the middle of d5xe4: the dump shows both
+    pawns lifted, a placement no plies explain (filled as it stands, a guess); then the pawn
+    lands on e4."""
+    table = Table("fics")
+    for board, uci in [(A, "e2e4"), (A, "d7d5")]:
+        table.move(board, uci).wait(3)
+    table.rec.on_link_state(A, False, table.t)
+    play_unseen(table, A, ["b1c3", "g8f6", "g1f3"])
+    for square in ("e4", "d5"):
+        table.physical[A].remove_piece_at(chess.parse_square(square))
+    table.t += 12
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(1)
+    table.put(A, "e4", "p").wait(1)
+    return table
+
+
+def test_a_dump_that_caught_a_capture_in_the_air_is_solved_again_once_the_piece_lands() -> None:
+    table = capture_in_the_air()
+    (first, *_) = table.alerts(AlertCode.GAP_AMBIGUOUS)
+    assert first.details["candidates"] == []  # the placement in the air explains nothing
+    truth = ["b1c3", "g8f6", "g1f3", "d5e4"]
+    assert sorted(table.moves(A)[2:]) == sorted(truth)
+    assert all(m.recovered for m in table.played()[2:])
+    assert [m.ply for m in table.played()] == [1, 2, 3, 4, 5, 6]
+    assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
+    assert table.rec.match.pockets().of(B, chess.WHITE) == "P"  # the pawn Black took on A
+    assert table.rec.match.pockets().of(B, chess.BLACK) == ""
+    assert illegal_alerts(table) == []
+    table.drop(B, "P", "e4").wait(3)  # white on B drops it: legal
+    assert table.moves(B) == ["P@e4"]
+    assert illegal_alerts(table) == []
+
+
+def test_a_drop_the_guessed_pockets_lack_after_an_unexplained_gap_is_the_gaps_evidence() -> None:
+    """White on B lost a knight (now in White's pocket on A). During a gap on A nothing
+    explains, White drops it there and Black takes another white knight: the placement shows
+    as many knights as before, so the guess keeps the knight in A's pocket and gives B's none.
+    White on B then drops the knight he has: a warning about the gap, the pocket corrected
+    (the knight moved from A's pocket to B's), no illegal alert. A third knight cannot be."""
+    table = Table("fics")
+    for uci in ["g1f3", "e7e5", "f3e5", "d7d6", "e5f7", "e8f7"]:
+        table.move(B, uci).wait(3)
+    assert table.rec.match.pockets().of(A, chess.WHITE) == "N"
+    table.rec.on_link_state(A, False, table.t)
+    unseen = table.physical[A]
+    unseen.set_piece_at(chess.E3, chess.Piece(chess.KNIGHT, chess.WHITE))  # N@e3, and a
+    unseen.remove_piece_at(chess.B1)  # white knight taken; pawns gone that no plies explain:
+    for square in ("d2", "c2", "f2"):
+        unseen.remove_piece_at(chess.parse_square(square))
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(5)
+    (gap,) = table.alerts(AlertCode.GAP_AMBIGUOUS)
+    assert gap.details["candidates"] == []
+    assert table.rec.match.pockets().of(B, chess.WHITE) == "PPP"
+    assert table.rec.match.pockets().of(A, chess.WHITE) == "N"
+    table.drop(B, "N", "g5").wait(3)  # White on B drops the knight taken on A
+    assert table.moves(B)[-1] == "N@g5"
+    assert illegal_alerts(table) == []
+    supplied = table.alerts(AlertCode.GAP_AMBIGUOUS)[-1]
+    assert supplied.severity is Severity.WARNING
+    assert "knight" in supplied.message
+    pockets = table.rec.match.pockets()
+    assert (pockets.of(A, chess.WHITE), pockets.of(B, chess.WHITE)) == ("", "PPP")
+    table.move(B, "f7e8").wait(3).drop(B, "N", "e5").wait(10)  # a fifth white knight
+    assert [a.code for a in illegal_alerts(table)] == [AlertCode.DROP_NOT_IN_POCKET]
+
+
+def test_a_reply_on_top_of_a_drop_that_waits_for_its_piece_is_no_wrong_turn() -> None:
+    """White drops a knight he does not have, Black takes it at once: the drop stands as the
+    illegal move it is (row 9), the capture is the next move, not a wrong turn."""
+    table = Table("fics")
+    table.move(B, "e2e4").wait(3).move(B, "g8f6").wait(3)
+    table.drop(B, "N", "g4").wait(0.3)
+    table.lift(B, "f6").put(B, "g4", "n").wait(10)
+    codes = [a.code for a in illegal_alerts(table)]
+    assert codes == [AlertCode.DROP_NOT_IN_POCKET]
+    assert table.moves(B) == ["e2e4", "g8f6", "N@g4", "f6g4"]

@@ -58,7 +58,7 @@ from bughouse_bridge.bughouse.rules import (
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, Seat
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
 __all__ = ["IllegalMoveError", "Match", "Successor"]
@@ -143,11 +143,18 @@ class _PocketSet:
 
 @dataclass(frozen=True, slots=True)
 class _GapFilled:
-    """A link gap nobody could explain: the boards were set to what they showed after it."""
+    """A link gap nobody could explain: the gap's boards were set to what they showed after
+    it, and the pockets of both boards changed by what the gap's plies captured and dropped.
+
+    The pockets are kept as changes (``fens`` minus ``before``), not as counts: an earlier gap
+    filled anew (``Match.refill_gap``) changes the pockets this one starts from, and the
+    pieces this gap added or took must still be added or taken."""
 
     t: float
     gap: int
-    fens: Mapping[BoardId, str]  # crazyhouse FENs (pockets, side to move) of the boards set
+    fens: Mapping[BoardId, str]  # crazyhouse FENs: the gap's boards; the pockets of both
+    boards: frozenset[BoardId]  # the gap's boards (the others keep their position)
+    before: Mapping[BoardId, str]  # both boards' FENs just before, for the pocket changes
 
 
 _Entry = (
@@ -716,19 +723,92 @@ class Match:
 
     # --- link gaps (reconstruct/gap.py) ---------------------------------------------------------
 
-    def fill_gap(self, gap: int, fens: Mapping[BoardId, str], *, t: float) -> None:
-        """Set boards to the positions seen after a link gap that no unique ply sequence
-        explains; the log keeps the gap as one entry (``resolve_gap`` replaces it by plies)."""
-        self._state.log.append(_GapFilled(t, gap, dict(fens)))
-        for board_id, fen in fens.items():
-            board = BughouseBoard(fen)
-            board.debts = self._state.boards[board_id].debts
-            self._state.boards[board_id] = board
-            self._state.forced_drops.pop(board_id, None)
+    def fill_gap(
+        self, gap: int, fens: Mapping[BoardId, str], *, boards: Iterable[BoardId], t: float
+    ) -> None:
+        """Set the gap's ``boards`` to the positions seen after a link gap that no unique ply
+        sequence explains, and both boards' pockets as ``fens`` say; the log keeps the gap as
+        one entry (``resolve_gap`` replaces it by plies, ``refill_gap`` by other positions)."""
+        before = {board_id: self.fen(board_id) for board_id in BoardId}
+        self._fill(_GapFilled(t, gap, dict(fens), frozenset(boards), before))
+
+    def _fill(self, entry: _GapFilled) -> None:
+        self._state.log.append(entry)
+        for board_id in BoardId:
+            current = self._state.boards[board_id]
+            if board_id in entry.boards:
+                board = BughouseBoard(entry.fens[board_id])
+                board.debts = current.debts
+                self._state.boards[board_id] = board
+                self._state.forced_drops.pop(board_id, None)
+            _change_pockets(
+                self._state.boards[board_id],
+                BughouseBoard(entry.before[board_id]),
+                BughouseBoard(entry.fens[board_id]),
+                start=current,
+            )
         for board_id in BoardId:
             self._state.plights[board_id] = classify(
                 self._rules, self._state.boards, board_id, partner_moved=False
             )
+
+    def before_gap(self, gap: int) -> Match:
+        """The match as it stood just before the gap (what a new solve of it starts from).
+        ValueError for a gap that is not open."""
+        rebuilt = Match(self._rules, fens=self._fens)
+        rebuilt._replay(self._state.log[: _gap_index(self._state.log, gap)])
+        return rebuilt
+
+    def refill_gap(self, gap: int, fens: Mapping[BoardId, str]) -> None:
+        """Set the gap's boards to other positions (a later, settled look at them): the gap's
+        entry is replaced and what came after it replayed. ValueError (nothing changed) when
+        the rest of the log does not replay on the new positions."""
+        log = self._state.log
+        index = _gap_index(log, gap)
+        entry = log[index]
+        assert isinstance(entry, _GapFilled)
+        rebuilt: Match = self.before_gap(gap)
+        rebuilt.fill_gap(gap, {**entry.fens, **fens}, boards=entry.boards, t=entry.t)
+        rebuilt._replay(log[index + 1 :])
+        self._state = rebuilt._state
+
+    def gap_turn(self, gap: int, board: BoardId, turn: chess.Color) -> None:
+        """The side on move that the gap's fill guessed for ``board`` was wrong: the entry is
+        amended (its pockets stay: the other board's later captures are replayed onto them)."""
+        entry = self._state.log[_gap_index(self._state.log, gap)]
+        assert isinstance(entry, _GapFilled)
+        position = BughouseBoard(entry.fens[board])
+        position.turn = turn
+        self.refill_gap(gap, {board: position.fen()})
+
+    def gap_added(
+        self, gap: int, board: BoardId, color: chess.Color, piece: chess.PieceType
+    ) -> int:
+        """How many ``piece`` the gap's fill put into that pocket (negative: took out)."""
+        entry = self._state.log[_gap_index(self._state.log, gap)]
+        assert isinstance(entry, _GapFilled)
+        after = BughouseBoard(entry.fens[board]).pockets[color].count(piece)
+        return after - BughouseBoard(entry.before[board]).pockets[color].count(piece)
+
+    def gap_supplied(
+        self,
+        gap: int,
+        board: BoardId,
+        color: chess.Color,
+        piece: chess.PieceType,
+        *,
+        source: BoardId | None = None,
+    ) -> None:
+        """A drop shows that the gap put one more ``piece`` into the pocket of ``color`` on
+        ``board`` than its fill guessed (taken from that pocket on ``source``, where the gap
+        guessed one too many): the entry is amended, what came after it replayed."""
+        entry = self._state.log[_gap_index(self._state.log, gap)]
+        assert isinstance(entry, _GapFilled)
+        fens = {board_id: BughouseBoard(fen) for board_id, fen in entry.fens.items()}
+        fens[board].pockets[color].add(piece)
+        if source is not None:
+            fens[source].pockets[color].remove(piece)
+        self.refill_gap(gap, {board_id: position.fen() for board_id, position in fens.items()})
 
     def resolve_gap(self, gap: int, moves: list[BughouseMove], *, t: float) -> list[MatchEvent]:
         """Replace the gap's entry by ``moves`` (played at the gap's time); what came after it is
@@ -736,8 +816,7 @@ class Match:
         changed) when the moves or the rest of the log do not replay."""
         log = self._state.log
         index = _gap_index(log, gap)
-        rebuilt = Match(self._rules, fens=self._fens)
-        rebuilt._replay(log[:index])
+        rebuilt: Match = self.before_gap(gap)
         events: list[MatchEvent] = []
         for move in moves:
             events += [
@@ -794,7 +873,7 @@ def _replay_result(match: Match, entry: _ResultSet) -> None:
 
 # How each log entry is replayed (takeback, resolving a gap): the public method that made it.
 _REPLAY: dict[type, Callable[[Match, Any], object]] = {
-    _GapFilled: lambda m, e: m.fill_gap(e.gap, e.fens, t=e.t),
+    _GapFilled: lambda m, e: m._fill(e),  # noqa: SLF001 - Match's own helper
     _Played: lambda m, e: m.play(e.move, t=e.t, clock_ms=e.clock_ms, force=e.force),
     _DropRemoved: lambda m, e: m.remove_illegal_drop(e.board, t=e.t),
     _FlagFell: lambda m, e: m.flag(e.seat.board, e.seat.color, t=e.t, at=e.at),
@@ -805,6 +884,29 @@ _REPLAY: dict[type, Callable[[Match, Any], object]] = {
     _PocketSet: lambda m, e: m.set_pocket(e.seat.board, e.seat.color, e.pieces, t=e.t),
     _ResultSet: _replay_result,
 }
+
+
+def _change_pockets(
+    board: BughouseBoard,
+    before: BughouseBoard,
+    after: BughouseBoard,
+    *,
+    start: BughouseBoard,
+) -> None:
+    """``board``'s pockets become ``start``'s changed by what ``before`` → ``after`` changed
+    (never below none)."""
+    for color in chess.COLORS:
+        pocket = board.pockets[color]
+        counts = {
+            piece_type: start.pockets[color].count(piece_type)
+            + after.pockets[color].count(piece_type)
+            - before.pockets[color].count(piece_type)
+            for piece_type in chess.PIECE_TYPES
+        }
+        pocket.reset()
+        for piece_type, count in counts.items():
+            for _ in range(max(0, count)):
+                pocket.add(piece_type)
 
 
 def _gap_index(log: list[_Entry], gap: int) -> int:

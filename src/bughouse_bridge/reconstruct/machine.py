@@ -165,6 +165,8 @@ class _Board:
     gap_length: float = 0.0  # how long the board was unheard: from losing it (or its last change)
     lost_at: float | None = None  # when the link went silent
     turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
+    provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
+    provisional_until: float = 0.0
 
 
 class MatchReconstructor:
@@ -177,6 +179,7 @@ class MatchReconstructor:
         self._both_stopped = False
         self._held_flags: list[_HeldFlag] = []
         self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
+        self._gap_targets: dict[int, dict[BoardId, str]] = {}  # the placements each was set to
 
     @property
     def match(self) -> Match:
@@ -496,8 +499,11 @@ class MatchReconstructor:
             reading = passing or reading
         if self._hold(board, reading):
             return []
-        if self._wrong_guess(board, reading, now):
+        if self._wrong_guess(board, reading):
             return self._read(board, physical, now, cascade)
+        redone = self._redo_fill(board, reading, now)
+        if redone is not None:
+            return redone
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
@@ -642,6 +648,9 @@ class MatchReconstructor:
         standing: Judgement | None = None,
     ) -> list[Outcome]:
         parent = self._match.position(board)
+        supplied = self._gap_supplied(board, move, standing, now)
+        if supplied is not None:
+            standing = None
         try:
             events = list(
                 self._match.play(move, t=now, clock_ms=clock_ms, force=standing is not None)
@@ -651,6 +660,8 @@ class MatchReconstructor:
             return [alert(now, board, None, AlertCode.ILLEGAL_MOVE, message, move=move.uci)]
         if standing is not None and not _has_alert(events, standing.code):
             events.append(self._standing_alert(board, move, standing, now))
+        if supplied is not None:
+            events.append(supplied)
         out = self._after_commit(board, move, events, now)
         state = self._boards[board]
         state.standing_drop = move if standing is not None else None
@@ -746,6 +757,10 @@ class MatchReconstructor:
         due = state.changed_at + self.config.illegal_after
         if state.press is not None:
             due = min(due, max(state.changed_at, state.press.t) + self.config.press_grace)
+        if state.waiting is not None:
+            # A drop waits for its piece and the opponent has replied on top of it: once the
+            # drop stands (``_overdue_drop``) the reply reads as the next move, not a wrong turn.
+            due = max(due, state.waiting[1] + self.config.drop_grace)
         if now < due:
             self._wake(board, due)
             return []
@@ -924,7 +939,7 @@ class MatchReconstructor:
             # After a gap nothing explained, the side on move was a guess: a press with no move
             # of the side thought on move is the end of the last ply of the gap (its mover
             # pressing late), so the other side is on move.
-            self._flip_guess(board, state.turn_unknown, now)
+            self._flip_guess(board, state.turn_unknown)
             return out
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."
@@ -989,7 +1004,7 @@ class MatchReconstructor:
         self._wake(board, deadline)
         return True
 
-    def _wrong_guess(self, board: BoardId, reading: Reading, now: float) -> bool:
+    def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
         """After a gap nothing explained, the side on move was a guess: the first move of the
         other side corrects it (the gap's log entry is amended)."""
         state = self._boards[board]
@@ -1000,22 +1015,22 @@ class MatchReconstructor:
             return False
         if reading.judgement.code is not AlertCode.WRONG_TURN:
             return False
-        self._flip_guess(board, gap, now)
+        self._flip_guess(board, gap)
         return True
 
-    def _flip_guess(self, board: BoardId, gap: int, now: float) -> None:
+    def _flip_guess(self, board: BoardId, gap: int) -> None:
         self._boards[board].turn_unknown = None
-        position = self._match.position(board)
-        position.turn = not position.turn
-        self._match.fill_gap(gap, {board: position.fen()}, t=now)
+        if gap in self._match.open_gaps():
+            self._match.gap_turn(gap, board, not self._match.turn(board))
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board whose drop waits for a piece may wait
-        for a capture nobody saw: it is held, without alerts, and solved together with the
-        other board's gap when that link returns."""
+        for a capture nobody saw, and a placement that reads as an illegal move may be a drop
+        of such a piece answered at once: it is held, without alerts, and solved together with
+        the other board's gap when that link returns."""
         state = self._boards[board]
         other = self._boards[board.other]
-        if (other.connected and not other.gap_open) or not isinstance(reading, Waiting):
+        if (other.connected and not other.gap_open) or not isinstance(reading, Waiting | Illegal):
             return False
         state.held = True
         return True
@@ -1087,13 +1102,17 @@ class MatchReconstructor:
         gap = max(self._gaps, default=0) + 1
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
-        self._match.fill_gap(gap, fens, t=now)
+        self._match.fill_gap(gap, fens, boards=targets, t=now)
         self._gaps[gap] = solution
+        self._gap_targets[gap] = dict(targets)
         for b in targets:
             self._after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
             self._boards[b].turn_unknown = gap
+            if not solution.candidates:  # perhaps a hand in motion: see ``_redo_fill``
+                self._boards[b].provisional = gap
+                self._boards[b].provisional_until = now + self.config.unexplained_limit
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
@@ -1106,6 +1125,145 @@ class MatchReconstructor:
             alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details),
             LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
         ]
+
+    def _redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
+        """A fill made from a placement no plies explain may have caught a hand in motion (a
+        capture with both pieces in the air): its pockets count the lifted pieces as captured,
+        and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
+        a settled placement that does not read as a plain move from it (a drop, an illegal
+        change, nothing) is taken as a better look at the gap: solved again from the game
+        before the gap, and recovered or filled anew. ``None``: read it as usual."""
+        state = self._boards[board]
+        gap = state.provisional
+        if gap is None:
+            return None
+        if isinstance(reading, Unexplained):
+            return None  # perhaps a hand in motion again: wait for more, as usual
+        drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
+        suspect = drop or isinstance(reading, Waiting | Illegal)
+        if not suspect or now >= state.provisional_until:
+            state.provisional = None  # the fill was whole (or has stood long enough)
+            return None
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        return self._refill(board, gap, now)
+
+    def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
+        boards = [b for b in BoardId if self._boards[b].provisional == gap]
+        targets = dict(self._gap_targets[gap])
+        for b in boards:
+            physical = self._physical(b)
+            if physical is None:
+                return None
+            targets[b] = physical
+        before = self._match.before_gap(gap)
+        solution = solve_gap(before, targets)
+        if solution.unique is not None:
+            recovered = self._recovered_later(board, gap, solution.unique, now)
+            if recovered is not None:
+                return recovered
+        fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
+        try:
+            self._match.refill_gap(gap, fens)
+        except ValueError:
+            for b in boards:
+                self._boards[b].provisional = None
+            return None
+        self._gaps[gap] = solution
+        self._gap_targets[gap] = targets
+        for b in boards:
+            self._after_gap(b, now)
+            self._boards[b].stuck = True
+            self._boards[b].turn_unknown = gap  # the side on move is a guess again
+        refilled = {"missing_plies": None, "gap": gap, "refilled": True}
+        out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
+        if solution.candidates:
+            message = (
+                f"Board {board} has settled: {len(solution.candidates)} different sequences "
+                "of moves explain the gap; choose one with choose_recovery."
+            )
+            details = gap_details(gap, before, solution)
+            out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
+        return out + self._nudge(board.other, now)
+
+    def _recovered_later(
+        self, board: BoardId, gap: int, candidate: Candidate, now: float
+    ) -> list[Outcome] | None:
+        """A later look at the boards explains the gap after all: its plies replace the fill."""
+        try:
+            events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        except ValueError:
+            return None
+        self._forget_gap(gap, now)
+        for b in {board, *(move.board for move in candidate.moves)}:
+            self._press_still_owed(b)
+        details: dict[str, object] = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+            "gap": gap,
+        }
+        message = f"Board {board}: the gap is explained after all; its moves are recovered."
+        resolved = alert(
+            now,
+            board,
+            None,
+            AlertCode.GAP_AMBIGUOUS,
+            message,
+            severity=Severity.INFO,
+            resolved=True,
+            gap=gap,
+        )
+        return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
+
+    def _gap_supplied(
+        self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
+    ) -> Alert | None:
+        """After a gap left to the arbiter the pockets are a guess (the fewest pieces that
+        explain the placements): a piece captured and another of its kind dropped in the gap
+        leave no trace. So a drop of a piece the guess lacks, on a board the gap fed (its own,
+        or the partner board of one), is the gap's evidence, not an illegal move: the piece is
+        added to what the gap put in that pocket, and the arbiter is told. ``None``: no gap
+        can have brought it, the drop is judged as usual."""
+        if standing is None or standing.code is not AlertCode.DROP_NOT_IN_POCKET:
+            return None
+        piece, color = move.move.drop, self._match.turn(board)
+        fed = {board, board.other}
+        feeding = [gap for gap, boards in self._gap_targets.items() if fed & boards.keys()]
+        if piece is None or not feeding:
+            return None
+        gap = max(feeding)
+        # Material is kept: a piece no capture can have freed is an illegal drop after all,
+        # unless the guess put it in the partner board's pocket instead (the gap's board kept
+        # one it dropped unseen, or its fill guessed the wrong capture).
+        source = None
+        if _in_play(self._match, color, piece) >= 2 * _START_COUNT[piece]:
+            source = board.other
+            guessed = source in self._gap_targets[gap] or (
+                self._match.gap_added(gap, source, color, piece) > 0
+            )
+            if not guessed or not self._match.position(source).pockets[color].count(piece):
+                return None
+        try:
+            self._match.gap_supplied(gap, board, color, piece, source=source)
+        except ValueError:
+            return None
+        message = (
+            f"Board {board}: {describe(move, color)}; the gap ({gap}) must have brought that "
+            f"{chess.piece_name(piece)} into the pocket: the pocket is corrected."
+        )
+        return alert(now, board, color, AlertCode.GAP_AMBIGUOUS, message, gap=gap, move=move.uci)
+
+    def _forget_gap(self, gap: int, now: float) -> None:
+        """A gap settled by its plies: nothing is provisional or guessed about it any more."""
+        del self._gaps[gap]
+        self._gap_targets.pop(gap, None)
+        for b in BoardId:
+            state = self._boards[b]
+            if gap in {state.provisional, state.turn_unknown}:
+                state.provisional = state.turn_unknown = None
+            self._after_gap(b, now)
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
@@ -1152,9 +1310,7 @@ class MatchReconstructor:
             raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
         candidate = solution.candidates[index]
         events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
-        del self._gaps[gap]
-        for board in BoardId:
-            self._after_gap(board, now)
+        self._forget_gap(gap, now)
         return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
 
     def _physical(self, board: BoardId) -> str | None:
@@ -1269,6 +1425,24 @@ def _split_after(
     ends = [index for index, change in enumerate(changes) if change == arrival]
     cut = ends[-1] + 1 if ends else len(changes)
     return tuple(changes[:cut]), list(changes[cut:])
+
+
+_START_COUNT = {chess.PAWN: 8, chess.KNIGHT: 2, chess.BISHOP: 2, chess.ROOK: 2, chess.QUEEN: 1}
+
+
+def _in_play(match: Match, color: chess.Color, piece: chess.PieceType) -> int:
+    """How many pieces of that kind and colour both boards and the pockets hold (a promoted
+    piece counts as the pawn it becomes when taken)."""
+    total = 0
+    for board in BoardId:
+        position = match.position(board)
+        own = position.occupied_co[color]
+        if piece == chess.PAWN:
+            on_board = (position.pawns | position.promoted) & own
+        else:
+            on_board = position.pieces_mask(piece, color) & ~position.promoted
+        total += chess.popcount(on_board) + position.pockets[color].count(piece)
+    return total
 
 
 def _has_alert(events: Sequence[MatchEvent], code: AlertCode | None) -> bool:

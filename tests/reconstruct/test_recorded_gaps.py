@@ -1,0 +1,44 @@
+"""Field incidents recorded by the daemon (``record``), replayed through ``bughouse-bridge
+replay``: the trace holds everything the pure core saw, link changes included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.bpgn import parse_bpgn
+from bughouse_bridge.daemon.cli import main
+from bughouse_bridge.data import bundled_game
+
+if TYPE_CHECKING:
+    import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def replayed(name: str, capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    assert main(["replay", str(FIXTURES / name), "--rules", "fics"]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_a_dump_that_caught_a_hand_in_motion_is_filled_again_and_no_false_alert_follows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Board A of game 1934301 unplugged for 7.5 s of fast play (tests/e2e/test_resync_e2e.py,
+    recorded before the fix): the dump caught Black's hand in the middle of dxe4 (the knight
+    on e4 and the pawn on d5 both in the air). That fill was a guess; the pawn landing is a
+    better look at the gap, and every later move of the game is read exactly."""
+    events = replayed("hand-in-motion-after-gap.trace.jsonl", capsys)
+    game = parse_bpgn(bundled_game())[0]
+    expected = [move.san for move in game.moves if move.board.name == "A"]
+    moves = [e for e in events if e["type"] == "move" and e["board"] == "A"]
+    links = [e for e in events if e["type"] == "link" and e["status"] == "resynced"]
+    assert [e["san"] for e in moves[:4]] == expected[:4]  # before the gap
+    assert any(e["details"].get("refilled") for e in links)
+    after = [e["san"] for e in moves[4:]]
+    start = expected.index(after[0], 4)
+    assert after == expected[start : start + len(after)]
+    assert len(after) >= 9
+    assert [e["ply"] for e in moves] == list(range(1, len(moves) + 1))
+    assert [e["code"] for e in events if e.get("severity") == "illegal"] == []
