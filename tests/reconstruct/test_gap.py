@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import chess
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bughouse_bridge.bughouse.match import Match
@@ -78,6 +78,10 @@ def test_filled_positions_follow_the_least_material_flow() -> None:
     assert fens[B].split()[0].endswith("[p]")
 
 
+def _placements_and_turns(end: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(fen.split()[0].split("[")[0], fen.split()[1]) for fen in end]
+
+
 def _nothing():  # a solution without candidates
     return solve_gap(Match(get_preset("dsj")), {A: "8/8/8/8/8/8/8/8"}, limits=GapLimits(1, 1))
 
@@ -103,7 +107,13 @@ def gaps(draw: st.DrawFn) -> tuple[Match, Match, frozenset[BoardId]]:
     return match, truth, cut
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    # No "explain" phase: its line tracer makes the solver ~50x slower (a shrink ran 300 s).
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+)
 @given(gaps())
 def test_the_answer_contains_the_truth_and_a_unique_answer_is_the_truth(
     gap: tuple[Match, Match, frozenset[BoardId]],
@@ -114,9 +124,15 @@ def test_the_answer_contains_the_truth_and_a_unique_answer_is_the_truth(
     targets = {board: truth.board_fen(board) for board in cut}
     turns = {board: truth.turn(board) for board in cut}
     solution = solve_gap(before, targets, turns=turns, limits=SMALL)
-    ends = [candidate.end for candidate in solution.candidates]
     if solution.verdict is Verdict.UNIQUE:
-        assert ends == [end_state(truth)]
+        (answer,) = solution.candidates
+        if len(answer.moves) == sum(truth.ply(b) - before.ply(b) for b in BoardId):
+            assert answer.end == end_state(truth)
+        else:
+            # The shortest explanation is taken (gap.py): a truth longer than it may differ in
+            # what plies that undo each other leave no trace of on the placements, castling
+            # rights (a rook gone and back) and pockets (a drop taken at once).
+            assert _placements_and_turns(answer.end) == _placements_and_turns(end_state(truth))
     if solution.verdict is Verdict.NONE:
         pytest.fail("the truth explains the placements, so the answer cannot be none")
     for candidate in solution.candidates:  # every candidate is a legal way to the placements

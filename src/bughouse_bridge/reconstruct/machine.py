@@ -27,6 +27,11 @@ never revised. Presses on top of one no move has matched yet are counted (``late
 board that fell plies behind is read as exactly that many plies. A settled link gap absorbs the
 presses and sensor changes before it (``_presses_absorbed``): none is read after it.
 
+A gap nothing explains is filled as the boards stand, and that fill is a guess, treated as one:
+a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
+drop its guessed pockets lack is its evidence (``_gap_supplied``), the side on move it guessed is
+corrected by the first move of the other side (``_wrong_guess``).
+
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
 whenever in doubt. Alerts about a placement are raised once per placement.
