@@ -121,6 +121,11 @@ async def test_unplug_pulls_the_pty_for_the_time_asked(tmp_path):
         for link, config in configs.items()
     }
     seen: list[tuple[bool, bool]] = []
+    loop = asyncio.get_running_loop()
+    pulls: list[float] = []  # when A's cable was pulled and plugged back, on the loop's clock
+    for name in ("unplug", "replug"):
+        action = getattr(runners["A"], name)
+        setattr(runners["A"], name, lambda action=action: (pulls.append(loop.time()), action()))
 
     async def watch() -> None:
         while True:
@@ -139,7 +144,10 @@ async def test_unplug_pulls_the_pty_for_the_time_asked(tmp_path):
             runner.close()
     pulled = [index for index, state in enumerate(seen) if state == (False, True)]
     assert pulled, "A was gone while B stayed"
-    assert 0.4 <= len(pulled) * 0.05 <= 1.0  # for about the 0.6 s asked
+    unplugged, replugged = pulls
+    # For the 0.6 s asked (of emulated time: the game plays at 8x, the pull does not). Timed
+    # by the actions themselves, not by counting samples, which a busy machine makes fewer.
+    assert 0.55 <= replugged - unplugged <= 1.5
     assert seen[0] == seen[-1] == (True, True)  # plugged in before, plugged back in after
 
 

@@ -94,6 +94,7 @@ async def test_unplug_is_seen_by_the_reader_and_replug_brings_a_new_device(tmp_p
         writer.close()
         with pytest.raises(serial.SerialException):
             serial.Serial(first_path, 9600)
+        assert not link.exists()  # as udev removes the by-id name: no stale pty number to open
 
         emulator.replug()
         assert link.resolve() == Path(emulator.path)

@@ -349,3 +349,27 @@ def test_a_reply_on_top_of_a_drop_that_waits_for_its_piece_is_no_wrong_turn() ->
     codes = [a.code for a in illegal_alerts(table)]
     assert codes == [AlertCode.DROP_NOT_IN_POCKET]
     assert table.moves(B) == ["e2e4", "g8f6", "N@g4", "f6g4"]
+
+
+def test_a_board_on_a_gaps_guess_that_stays_unexplained_is_solved_again_never_frozen() -> None:
+    """After a gap nothing explained, the position is a guess: a placement that no move from
+    it explains, and that stands for ``unexplained_limit``, is more of the gap. It is solved
+    from the game as it stands and published, where on a board with no guess it would only
+    raise ``unexplained_position`` for the players to put right."""
+    table = Table("fics")
+    table.rec.on_link_state(A, False, table.t)
+    for square in ("e2", "d2", "c2"):
+        table.physical[A].remove_piece_at(chess.parse_square(square))
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(5)
+    table.lift(A, "b2").lift(A, "g7").wait(6)  # nothing explains this either
+    assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
+    assert len(table.alerts(AlertCode.GAP_AMBIGUOUS)) == 2
+    assert table.alerts(AlertCode.UNEXPLAINED_POSITION) == []
+    assert illegal_alerts(table) == []
+    # Board B carries no guess: the same kind of placement there is the players' to fix.
+    table.lift(B, "b2").lift(B, "g7").wait(6)
+    assert table.rec.match.board_fen(B) != table.physical[B].board_fen()
+    assert [a.board for a in table.alerts(AlertCode.UNEXPLAINED_POSITION)] == [B]

@@ -6,7 +6,7 @@ bytes are read from the master with ``loop.add_reader`` and fed to the pure boar
 bytes are written to the master when ``poll`` releases them; one timer follows
 ``next_deadline()`` and the scenario's actions. ``unplug()`` closes the master and the slave
 (the reader gets pyserial's "device reports readiness to read but returned no data", the path
-disappears, ecosystem.md §4.2); ``replug()`` opens a new pty and re-points the symlink.
+and the symlink disappear, ecosystem.md §4.2); ``replug()`` opens a new pty and a new symlink.
 """
 
 from __future__ import annotations
@@ -101,9 +101,15 @@ class PtyEmulator:
         await self._idle.wait()
 
     def unplug(self) -> None:
-        """Pull the cable: the reader sees the device vanish."""
+        """Pull the cable: the reader sees the device vanish, and so does its stable name (udev
+        removes the ``/dev/serial/by-id`` link). Left pointing at the closed pty, the name would
+        let a reader open whatever pty the kernel hands out next under that number — another
+        emulated board's, when tests run side by side."""
         self.board.unplug(self.now())
         self._close_pty()
+        if self.symlink is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.symlink.unlink()
 
     def replug(self) -> None:
         """Plug it back in: a new pty (new path), the symlink follows, the board boots."""

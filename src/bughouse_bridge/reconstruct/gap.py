@@ -86,6 +86,7 @@ class GapSolution:
     verdict: Verdict
     candidates: tuple[Candidate, ...] = ()  # one per distinct end state, shortest first
     nodes: int = 0  # plies tried
+    confirmed: bool = True  # False: unique taken when only its confirmation ran out of work
 
     @property
     def unique(self) -> Candidate | None:
@@ -425,7 +426,7 @@ def _out_of_work(search: _Search, *, confirming: bool) -> GapSolution:
     explanation that differs only in two plies more (a drop taken at once) is left unseen."""
     found = tuple(search.found.values())
     if len(found) == 1 and confirming:
-        return GapSolution(Verdict.UNIQUE, found, search.nodes)
+        return GapSolution(Verdict.UNIQUE, found, search.nodes, confirmed=False)
     return GapSolution(Verdict.UNKNOWN, found, search.nodes)
 
 

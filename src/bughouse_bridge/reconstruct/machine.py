@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from bughouse_bridge.bughouse.board import pocket_letters
 from bughouse_bridge.bughouse.events import (
     Alert,
     Clocks,
@@ -185,6 +186,10 @@ class MatchReconstructor:
         self._held_flags: list[_HeldFlag] = []
         self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
         self._gap_targets: dict[int, dict[BoardId, str]] = {}  # the placements each was set to
+        # Boards recovered by a shortest explanation whose confirmation ran out of work: their
+        # pockets (a drop taken at once) and side on move may still be wrong.
+        self._unconfirmed: set[BoardId] = set()
+        self._gap_count = 0
 
     @property
     def match(self) -> Match:
@@ -276,6 +281,8 @@ class MatchReconstructor:
         self._match = Match(self._match.rules)
         self._both_stopped = False
         self._held_flags = []
+        self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
+        self._gap_count = 0
         for board in BoardId:
             occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)
@@ -666,7 +673,7 @@ class MatchReconstructor:
         if standing is not None and not _has_alert(events, standing.code):
             events.append(self._standing_alert(board, move, standing, now))
         if supplied is not None:
-            events.append(supplied)
+            events = [*supplied, *events]
         out = self._after_commit(board, move, events, now)
         state = self._boards[board]
         state.standing_drop = move if standing is not None else None
@@ -817,6 +824,11 @@ class MatchReconstructor:
         if now < due:
             self._wake(board, due)
             return []
+        if board in self._guessed():
+            # The board's position is a gap's guess (or follows from one): a placement that
+            # stays unexplained is more of the gap, not a fault of the players; it is solved
+            # from the game as it stands, so the broadcast never stays behind the board.
+            return self._reconcile(board, now)
         return self._once(board, physical, self._unexplained_alert(board, physical, now, ""))
 
     def _unexplained_alert(self, board: BoardId, physical: str, now: float, reason: str) -> Outcome:
@@ -1066,6 +1078,8 @@ class MatchReconstructor:
         for b in boards:
             self._boards[b].held = False
         if solution.unique is not None:
+            if not solution.confirmed:
+                self._unconfirmed.update(boards)
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
         return self._left_to_arbiter(board, known, turns, solution, now)
 
@@ -1104,7 +1118,8 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         """Nothing settles the gap: the boards are set to what they show (the broadcast is
         right at once), the log keeps the gap, and the arbiter may choose a candidate."""
-        gap = max(self._gaps, default=0) + 1
+        self._gap_count += 1  # ids are never reused in a game, settled gaps included
+        gap = self._gap_count
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
         self._match.fill_gap(gap, fens, boards=targets, t=now)
@@ -1168,6 +1183,8 @@ class MatchReconstructor:
         if solution.unique is not None:
             recovered = self._recovered_later(board, gap, solution.unique, now)
             if recovered is not None:
+                if not solution.confirmed:
+                    self._unconfirmed.update(targets)
                 return recovered
         fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
         try:
@@ -1224,7 +1241,7 @@ class MatchReconstructor:
 
     def _gap_supplied(
         self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
-    ) -> Alert | None:
+    ) -> list[MatchEvent] | None:
         """After a gap left to the arbiter the pockets are a guess (the fewest pieces that
         explain the placements): a piece captured and another of its kind dropped in the gap
         leave no trace. So a drop of a piece the guess lacks, on a board the gap fed (its own,
@@ -1234,31 +1251,81 @@ class MatchReconstructor:
         if standing is None or standing.code is not AlertCode.DROP_NOT_IN_POCKET:
             return None
         piece, color = move.move.drop, self._match.turn(board)
+        if piece is None:
+            return None
+        full = _in_play(self._match, color, piece) >= 2 * _START_COUNT[piece]
         fed = {board, board.other}
         feeding = [gap for gap, boards in self._gap_targets.items() if fed & boards.keys()]
-        if piece is None or not feeding:
+        for gap in sorted(feeding, reverse=True):  # the latest gap that can have brought it
+            source = self._guessed_elsewhere(gap, board, color, piece) if full else None
+            if full and source is None:
+                continue
+            try:
+                self._match.gap_supplied(gap, board, color, piece, source=source)
+            except ValueError:
+                continue
+            return [self._supplied_alert(board, move, color, piece, now, gap=gap)]
+        events = self._supplied_unconfirmed(board, color, piece, full=full, now=now)
+        if events is None:
             return None
-        gap = max(feeding)
-        # Material is kept: a piece no capture can have freed is an illegal drop after all,
-        # unless the guess put it in the partner board's pocket instead (the gap's board kept
-        # one it dropped unseen, or its fill guessed the wrong capture).
-        source = None
-        if _in_play(self._match, color, piece) >= 2 * _START_COUNT[piece]:
-            source = board.other
-            guessed = source in self._gap_targets[gap] or (
-                self._match.gap_added(gap, source, color, piece) > 0
-            )
-            if not guessed or not self._match.position(source).pockets[color].count(piece):
-                return None
-        try:
-            self._match.gap_supplied(gap, board, color, piece, source=source)
-        except ValueError:
-            return None
+        return [*events, self._supplied_alert(board, move, color, piece, now, gap=None)]
+
+    def _supplied_alert(  # noqa: PLR0913 - the drop and its gap
+        self,
+        board: BoardId,
+        move: BughouseMove,
+        color: chess.Color,
+        piece: chess.PieceType,
+        now: float,
+        *,
+        gap: int | None,
+    ) -> Alert:
+        which = "the gap" if gap is None else f"the gap ({gap})"
         message = (
-            f"Board {board}: {describe(move, color)}; the gap ({gap}) must have brought that "
+            f"Board {board}: {describe(move, color)}; {which} must have brought that "
             f"{chess.piece_name(piece)} into the pocket: the pocket is corrected."
         )
         return alert(now, board, color, AlertCode.GAP_AMBIGUOUS, message, gap=gap, move=move.uci)
+
+    def _guessed(self) -> set[BoardId]:
+        """The boards whose position or pockets are (partly) a gap's guess."""
+        boards = set(self._unconfirmed)
+        for targets in self._gap_targets.values():
+            boards.update(targets)
+        return boards
+
+    def _supplied_unconfirmed(
+        self, board: BoardId, color: chess.Color, piece: chess.PieceType, *, full: bool, now: float
+    ) -> list[MatchEvent] | None:
+        """After a recovery that was not confirmed, a drop its pockets lack corrects them
+        (``set_pocket``, in the log): the piece moved from the partner board's pocket when no
+        capture can have freed another one."""
+        if not {board, board.other} & self._unconfirmed:
+            return None
+        events: list[MatchEvent] = []
+        if full:
+            source = self._match.position(board.other).pockets[color]
+            if not source.count(piece):
+                return None
+            source.remove(piece)
+            events += self._match.set_pocket(board.other, color, pocket_letters(source), t=now)
+        pocket = self._match.position(board).pockets[color]
+        pocket.add(piece)
+        return events + self._match.set_pocket(board, color, pocket_letters(pocket), t=now)
+
+    def _guessed_elsewhere(
+        self, gap: int, board: BoardId, color: chess.Color, piece: chess.PieceType
+    ) -> BoardId | None:
+        """Material is kept: when no capture can have freed another such piece, the drop is
+        legal only if the gap's guess put it in the partner board's pocket instead (the gap's
+        board kept one it dropped unseen, or its fill guessed the wrong capture)."""
+        source = board.other
+        guessed = source in self._gap_targets[gap] or (
+            self._match.gap_added(gap, source, color, piece) > 0
+        )
+        if guessed and self._match.position(source).pockets[color].count(piece):
+            return source
+        return None
 
     def _forget_gap(self, gap: int, now: float) -> None:
         """A gap settled by its plies: nothing is provisional or guessed about it any more."""
