@@ -31,6 +31,17 @@ def unseen_gap(table: Table, board: BoardId, ucis: list[str], seconds: float) ->
     table.dump(board)
 
 
+def gap_nothing_explains(table: Table) -> None:
+    """Board A's link is down for 5 s and three of White's pawns vanish (no plies explain
+    that); the link is back and the board sends its dump."""
+    table.rec.on_link_state(A, False, table.t)
+    for square in ("e2", "d2", "c2"):
+        table.physical[A].remove_piece_at(chess.parse_square(square))
+    table.t += 5
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+
+
 def reconnect(table: Table, board: BoardId, after: float) -> None:
     table.rec.on_link_state(board, False, table.t)
     table.t += after
@@ -128,12 +139,7 @@ def test_choose_recovery_replaces_the_gap_by_the_chosen_moves() -> None:
 
 def test_a_gap_nothing_explains_still_follows_the_board() -> None:
     table = Table()
-    table.rec.on_link_state(A, False, table.t)
-    for square in ("e2", "d2", "c2"):
-        table.physical[A].remove_piece_at(chess.parse_square(square))
-    table.t += 5
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    gap_nothing_explains(table)
     table.wait(1)
     (alert,) = table.alerts(AlertCode.GAP_AMBIGUOUS)
     assert alert.details["candidates"] == []
@@ -252,12 +258,7 @@ def test_the_late_last_press_of_a_gap_left_to_the_arbiter_is_no_press_without_a_
 def test_a_press_without_a_move_after_a_gap_nothing_explained_corrects_the_guessed_turn() -> None:
     table = Table()
     table.start_clocks(A)
-    table.rec.on_link_state(A, False, table.t)
-    for square in ("e2", "d2", "c2"):  # nothing explains this: the side on move stays a guess
-        table.physical[A].remove_piece_at(chess.parse_square(square))
-    table.t += 5
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    gap_nothing_explains(table)  # the side on move stays a guess
     table.clock(A, chess.WHITE)  # the first reading after the gap: a baseline
     table.wait(1)
     assert table.rec.match.turn(A) == chess.WHITE  # the guess: as before the gap
@@ -357,12 +358,7 @@ def test_a_board_on_a_gaps_guess_that_stays_unexplained_is_solved_again_never_fr
     from the game as it stands and published, where on a board with no guess it would only
     raise ``unexplained_position`` for the players to put right."""
     table = Table("fics")
-    table.rec.on_link_state(A, False, table.t)
-    for square in ("e2", "d2", "c2"):
-        table.physical[A].remove_piece_at(chess.parse_square(square))
-    table.t += 5
-    table.rec.on_link_state(A, True, table.t)
-    table.dump(A)
+    gap_nothing_explains(table)
     table.wait(5)
     table.lift(A, "b2").lift(A, "g7").wait(6)  # nothing explains this either
     assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
