@@ -1150,9 +1150,11 @@ class MatchReconstructor:
         """A fill made from a placement no plies explain may have caught a hand in motion (a
         capture with both pieces in the air): its pockets count the lifted pieces as captured,
         and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
-        a settled placement that does not read as a plain move from it (a drop, an illegal
-        change, nothing) is taken as a better look at the gap: solved again from the game
-        before the gap, and recovered or filled anew. ``None``: read it as usual."""
+        a settled placement that reads as a drop, a drop waiting for its piece or an illegal
+        move from it is taken as a better look at the gap: solved again from the game before
+        the gap, and recovered or filled anew. A placement nothing explains may be a hand in
+        motion again and waits as usual; a plain move ends the doubt. ``None``: read it as
+        usual."""
         state = self._boards[board]
         gap = state.provisional
         if gap is None:
@@ -1171,6 +1173,8 @@ class MatchReconstructor:
         return self._refill(board, gap, now)
 
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
+        """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
+        be redone (a placement unknown, or the log after the gap no longer replays on it)."""
         boards = [b for b in BoardId if self._boards[b].provisional == gap]
         targets = dict(self._gap_targets[gap])
         for b in boards:
