@@ -752,6 +752,11 @@ class Match:
                 self._rules, self._state.boards, board_id, partner_moved=False
             )
 
+    def _gap_entry(self, gap: int) -> _GapFilled:
+        entry = self._state.log[_gap_index(self._state.log, gap)]
+        assert isinstance(entry, _GapFilled)
+        return entry
+
     def before_gap(self, gap: int) -> Match:
         """The match as it stood just before the gap (what a new solve of it starts from).
         ValueError for a gap that is not open."""
@@ -775,8 +780,7 @@ class Match:
     def gap_turn(self, gap: int, board: BoardId, turn: chess.Color) -> None:
         """The side on move that the gap's fill guessed for ``board`` was wrong: the entry is
         amended (its pockets stay: the other board's later captures are replayed onto them)."""
-        entry = self._state.log[_gap_index(self._state.log, gap)]
-        assert isinstance(entry, _GapFilled)
+        entry = self._gap_entry(gap)
         position = BughouseBoard(entry.fens[board])
         position.turn = turn
         self.refill_gap(gap, {board: position.fen()})
@@ -785,8 +789,7 @@ class Match:
         self, gap: int, board: BoardId, color: chess.Color, piece: chess.PieceType
     ) -> int:
         """How many ``piece`` the gap's fill put into that pocket (negative: took out)."""
-        entry = self._state.log[_gap_index(self._state.log, gap)]
-        assert isinstance(entry, _GapFilled)
+        entry = self._gap_entry(gap)
         after = BughouseBoard(entry.fens[board]).pockets[color].count(piece)
         return after - BughouseBoard(entry.before[board]).pockets[color].count(piece)
 
@@ -802,8 +805,7 @@ class Match:
         """A drop shows that the gap put one more ``piece`` into the pocket of ``color`` on
         ``board`` than its fill guessed (taken from that pocket on ``source``, where the gap
         guessed one too many): the entry is amended, what came after it replayed."""
-        entry = self._state.log[_gap_index(self._state.log, gap)]
-        assert isinstance(entry, _GapFilled)
+        entry = self._gap_entry(gap)
         fens = {board_id: BughouseBoard(fen) for board_id, fen in entry.fens.items()}
         fens[board].pockets[color].add(piece)
         if source is not None:
