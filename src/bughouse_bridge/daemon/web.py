@@ -7,6 +7,7 @@ command only serves the files, so viewers scale with the broker, not with this p
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -45,16 +46,33 @@ def run(args: argparse.Namespace) -> int:
         return 2
     config = page_config(broker_ws=args.broker_ws, ws_port=DEFAULT_WS_PORT, root=args.root)
     server = WebServer(host=args.host, port=args.port, config=config)
+    stop = _stop_on_signals()
     try:
         server.start()
     except WebServerError as error:
         print(f"web: {error}", file=sys.stderr)
         return 1
-    print(f"web: serving {server.url} (hall view), {server.url}#/console (arbiter)", flush=True)
     try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
+        print(f"web: serving {server.url} (hall view), {server.url}#/console (arbiter)", flush=True)
+        stop.wait()
     finally:
         server.close()
     return 0
+
+
+def _stop_on_signals() -> threading.Event:
+    """Ctrl-C or systemd's SIGTERM set the returned event: a clean stop, exit status 0.
+
+    A handler that only sets an event, installed before the server starts, instead of the
+    default KeyboardInterrupt: that exception surfaces wherever the main thread happens to be,
+    e.g. still returning from the ``print`` above (whose write let the server thread run and
+    answer a request), outside any ``try`` -- the process then dies of the signal.
+    """
+    stop = threading.Event()
+
+    def request_stop(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, request_stop)
+    return stop
