@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", Path("/work/shared/data/bpgn"))
 STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
-LIMITS = GapLimits(max_nodes=20_000)  # the live default is 50,000
+LIMITS = GapLimits()  # the live default (50,000 plies tried at most)
 
 
 def games() -> list[list[BughouseMove]]:
@@ -150,7 +150,7 @@ Run: `.venv/bin/python bench/bench_resync.py` (rewrites this section).
 
 Real games, a gap every {STRIDE} plies of {len(GAPS)} lengths ({", ".join(map(str, GAPS))} plies per
 missing board) on board A, board B and both: {total} gaps. Limits: {LIMITS.max_nodes:,} plies
-tried at most per gap.
+tried at most per gap, the live default.
 
 | recovered exactly | same position, other plies | left to the arbiter | recovered wrongly |
 |---:|---:|---:|---:|
@@ -158,8 +158,8 @@ tried at most per gap.
 
 Recovered (exactly or the same position) by plies per missing board: {lengths}.
 
-Solver time per gap: p50 {p50:.1f} ms, p99 {p99:.0f} ms, worst {worst:.0f} ms (the live
-default cap is 50,000 plies tried, about 2.5 times as long at worst). "Left to the arbiter" means
+Solver time per gap: p50 {p50:.1f} ms, p99 {p99:.0f} ms, worst {worst:.0f} ms (on the core's
+thread, not the event loop: the readings of both boards wait that long). "Left to the arbiter" means
 the position was published as it stands with one `gap_ambiguous` alert; most of these are the
 work cap (verdict `unknown`), not a true ambiguity.
 

@@ -241,6 +241,27 @@ def test_every_offered_move_can_be_played_even_after_a_result(preset, seed):
             match.copy().play(move, t=0.0)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6))
+def test_quiet_play_ends_where_play_ends_and_refuses_what_play_refuses(preset, seed):
+    """The gap solver and every replay (takeback, refill) play without events: the boards,
+    pockets, counters, plights and result must be those that ``play`` leaves."""
+    played = random_match(preset, seed, plies=120)
+    quiet = Match(get_preset(preset))
+    for entry in played._state.log:
+        assert quiet.play_quietly(entry.move)
+    for board in BoardId:
+        assert quiet.fen(board) == played.fen(board)
+        assert quiet.ply(board) == played.ply(board)
+        assert quiet._state.plights[board] == played._state.plights[board]
+    assert quiet.result == played.result
+    illegal = BughouseMove(A, chess.Move.from_uci("a1a5"))  # a rook through its own pawn
+    before = Match(get_preset(preset))
+    assert not before.play_quietly(illegal)
+    assert before.fen(A) == Match(get_preset(preset)).fen(A)
+    assert before.ply(A) == 0
+
+
 # --- takeback across boards -----------------------------------------------------------------
 
 

@@ -295,11 +295,32 @@ class Match:
         self, move: BughouseMove, *, t: float, clock_ms: int | None = None, force: bool = False
     ) -> list[MatchEvent]:
         """Play a move. Illegal: IllegalMoveError, unless ``force`` lets an illegal drop stand."""
+        judgement = self._admit(move, force=force)
+        self._state.log.append(_Played(t, move, clock_ms, force))
+        return self._apply(move, t, clock_ms, judgement)
+
+    def play_quietly(self, move: BughouseMove) -> bool:
+        """Play a legal move as ``play`` does, but build no events (no SAN, FEN or alerts):
+        for searches that try many lines and keep only the end (the gap solver).
+        False, and nothing changes, when the move is illegal."""
+        try:
+            self._replay_played(_Played(0.0, move, None, force=False))
+        except IllegalMoveError:
+            return False
+        return True
+
+    def _replay_played(self, entry: _Played) -> None:
+        """``play`` again without its events: a replay (takeback, a gap solved) drops them, and
+        building SAN and FEN for every ply of the log was most of a takeback's time."""
+        judgement = self._admit(entry.move, force=entry.force)
+        self._state.log.append(entry)
+        self._after_change(entry.t, self._advance(entry.move, judgement)[0])
+
+    def _admit(self, move: BughouseMove, *, force: bool) -> Judgement:
         judgement = self.judge(move)
         if not judgement.legal and not (force and self._forceable(move)):
             raise IllegalMoveError(judgement)
-        self._state.log.append(_Played(t, move, clock_ms, force))
-        return self._apply(move, t, clock_ms, judgement)
+        return judgement
 
     def _forceable(self, move: BughouseMove) -> bool:
         board = self._state.boards[move.board]
@@ -310,13 +331,8 @@ class Match:
         self, move: BughouseMove, t: float, clock_ms: int | None, judgement: Judgement
     ) -> list[MatchEvent]:
         state = self._state
-        seat = Seat(move.board, state.boards[move.board].turn)
-        san = self.san(move)
-        applied = legality.apply(self._rules, state.boards, move)
-        state.plies[move.board] += 1
-        state.forced_drops.pop(move.board, None)
-        if not judgement.legal:
-            state.forced_drops[move.board] = move.move.to_square
+        san = self.san(move)  # of the position before the move
+        seat, applied = self._advance(move, judgement)
         played = MovePlayed(
             t=t,
             board=move.board,
@@ -332,6 +348,17 @@ class Match:
         )
         events: list[MatchEvent] = [played, *self._forced_alert(judgement, seat, t)]
         return events + self._after_change(t, seat)
+
+    def _advance(self, move: BughouseMove, judgement: Judgement) -> tuple[Seat, legality.Applied]:
+        """The move's change of the boards and counters; the mover's seat."""
+        state = self._state
+        seat = Seat(move.board, state.boards[move.board].turn)
+        applied = legality.apply(self._rules, state.boards, move)
+        state.plies[move.board] += 1
+        state.forced_drops.pop(move.board, None)
+        if not judgement.legal:
+            state.forced_drops[move.board] = move.move.to_square
+        return seat, applied
 
     def _forced_alert(self, judgement: Judgement, seat: Seat, t: float) -> list[MatchEvent]:
         if judgement.legal or judgement.code is None:
@@ -876,7 +903,7 @@ def _replay_result(match: Match, entry: _ResultSet) -> None:
 # How each log entry is replayed (takeback, resolving a gap): the public method that made it.
 _REPLAY: dict[type, Callable[[Match, Any], object]] = {
     _GapFilled: lambda m, e: m._fill(e),  # noqa: SLF001 - Match's own helper
-    _Played: lambda m, e: m.play(e.move, t=e.t, clock_ms=e.clock_ms, force=e.force),
+    _Played: lambda m, e: m._replay_played(e),  # noqa: SLF001 - Match's own helper
     _DropRemoved: lambda m, e: m.remove_illegal_drop(e.board, t=e.t),
     _FlagFell: lambda m, e: m.flag(e.seat.board, e.seat.color, t=e.t, at=e.at),
     _IllegalSeen: lambda m, e: m.note_illegal(e.seat.board, e.seat.color, e.uci, t=e.t),

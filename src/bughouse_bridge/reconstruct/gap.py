@@ -161,11 +161,10 @@ class _Search:
     def _arrived(self, path: list[BughouseMove]) -> None:
         if len(self.found) >= self.limits.max_candidates:
             return
+        if not all(_at_goal(self.boards[board], goal) for board, goal in self.goal.items()):
+            return  # a goal square holds another piece (or, castling, a piece too many)
         match = self.match.copy()
-        try:
-            for move in path:
-                match.play(move, t=0.0)
-        except ValueError:
+        if not all(match.play_quietly(move) for move in path):
             return  # legal in crazyhouse, not under these rules
         if any(match.board_fen(board) != target for board, target in self.targets.items()):
             return
@@ -177,6 +176,10 @@ def end_state(match: Match) -> tuple[str, ...]:
     """What a gap's explanation decides: placements, pockets, side to move, castling, en passant
     of both boards (the move counters are not part of it)."""
     return tuple(" ".join(match.fen(board).split()[:4]) for board in BoardId)
+
+
+def _at_goal(position: chess.BaseBoard, goal: _Goal) -> bool:
+    return all(position.pieces_mask(kind, color) == wanted for color, kind, wanted in goal)
 
 
 def _goal(placement: str) -> _Goal:
