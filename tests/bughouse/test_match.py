@@ -422,6 +422,25 @@ def test_a_wrong_guess_of_the_side_on_move_amends_the_gap_instead_of_adding_one(
     assert match.ply(B) == 1
 
 
+def test_a_queen_the_gap_took_for_the_old_one_is_marked_as_a_pawn_promoted_unseen() -> None:
+    """The fill saw White's a-pawn gone (captured: a pawn into White B's pocket) and a queen
+    on a6 (the old one moved). A queen dropped on B proves a promotion instead: the a6 queen
+    is marked promoted, the pawn leaves the pocket, the real queen is in it."""
+    match = Match(get_preset("fics"))
+    after_a = "rnbqkbnr/pppppppp/Q7/8/8/8/1PPPPPPP/RNB1KBNR"
+    match.fill_gap(1, _fens(match, A, after_a, {(B, chess.WHITE): "P"}), boards=[A], t=0.0)
+    match.play(BughouseMove(B, chess.Move.from_uci("e2e4")), t=1.0)
+    queen = chess.Piece(chess.QUEEN, chess.WHITE)
+    with pytest.raises(ValueError, match="no Q on b6"):
+        match.gap_promoted(1, B, queen, where=(A, chess.B6), pawn_from=B)
+    match.gap_promoted(1, B, queen, where=(A, chess.A6), pawn_from=B)
+    assert match.position(A).promoted == chess.BB_A6
+    assert match.pockets().of(B, chess.WHITE) == "Q"
+    assert match.board_fen(A) == after_a
+    assert match.ply(B) == 1
+    assert match.open_gaps() == [1]
+
+
 def test_a_piece_the_gap_supplied_is_moved_from_the_pocket_the_guess_kept_it_in() -> None:
     match = Match(get_preset("fics"))
     after_a = "rnbqkbnr/pppppppp/8/8/8/4N3/PPPPPPPP/R1BQKBNR"  # a knight dropped, one gone

@@ -23,7 +23,7 @@ from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate, LongSerialNumbe
 from bughouse_bridge.dgt.squares import dump_to_board
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
-from bughouse_bridge.emulator.scenario import Scenario
+from bughouse_bridge.emulator.scenario import Replug, Scenario, TimedAction, Unplug
 
 pytestmark = pytest.mark.pty
 
@@ -103,6 +103,31 @@ async def test_unplug_is_seen_by_the_reader_and_replug_brings_a_new_device(tmp_p
             decoder = DgtDecoder()
             messages = decoder.feed(await asyncio.to_thread(port.read, 13))
         assert messages == [LongSerialNumber("3000123456")]
+    finally:
+        emulator.close()
+
+
+async def test_a_pull_applied_late_still_lasts_as_long_as_asked(tmp_path):
+    """A busy loop runs the unplug late; the replug moves by as much, or every pull on a busy
+    machine would be shorter than asked (``emulate --unplug``)."""
+    emulator = PtyEmulator(EmulatedBoard(BoardConfig(), random.Random(1)), link="A")
+    pulls: list[float] = []  # when the cable went out and came back, emulator time
+    for name in ("unplug", "replug"):
+        action = getattr(emulator, name)
+        setattr(emulator, name, lambda action=action: (pulls.append(emulator.now()), action()))
+    try:
+        now = emulator.now()
+        late, asked = 0.3, 0.6
+        emulator.play(
+            [
+                TimedAction(now - late, 1, "A", Unplug()),
+                TimedAction(now - late + asked, 2, "A", Replug()),
+            ]
+        )
+        await asyncio.wait_for(emulator.finished(), 5)
+        assert emulator.connected
+        unplugged, replugged = pulls
+        assert replugged - unplugged >= asked - 0.01
     finally:
         emulator.close()
 

@@ -839,6 +839,35 @@ class Match:
             fens[source].pockets[color].remove(piece)
         self.refill_gap(gap, {board_id: position.fen() for board_id, position in fens.items()})
 
+    def gap_filled(self, gap: int) -> dict[BoardId, BughouseBoard]:
+        """The positions the gap's fill set its boards to (pockets as they were then)."""
+        entry = self._gap_entry(gap)
+        return {board: BughouseBoard(entry.fens[board]) for board in entry.boards}
+
+    def gap_promoted(
+        self,
+        gap: int,
+        board: BoardId,
+        piece: chess.Piece,
+        *,
+        where: tuple[BoardId, chess.Square],
+        pawn_from: BoardId,
+    ) -> None:
+        """A drop of ``piece`` on ``board`` shows that the gap's piece of that kind standing
+        at ``where`` is a pawn promoted unseen: it is marked promoted, the pawn the fill guessed
+        captured leaves its pocket on ``pawn_from``, and the real piece the fill took it for
+        goes into the dropper's pocket. The entry is amended, what came after it replayed;
+        ValueError (nothing changed) when that does not replay."""
+        entry = self._gap_entry(gap)
+        fens = {board_id: BughouseBoard(fen) for board_id, fen in entry.fens.items()}
+        on, square = where
+        if on not in entry.boards or fens[on].piece_at(square) != piece:
+            raise ValueError(f"gap {gap} put no {piece.symbol()} on {chess.square_name(square)}")
+        fens[on].promoted |= chess.BB_SQUARES[square]
+        fens[pawn_from].pockets[piece.color].remove(chess.PAWN)
+        fens[board].pockets[piece.color].add(piece.piece_type)
+        self.refill_gap(gap, {board_id: position.fen() for board_id, position in fens.items()})
+
     def resolve_gap(self, gap: int, moves: list[BughouseMove], *, t: float) -> list[MatchEvent]:
         """Replace the gap's entry by ``moves`` (played at the gap's time); what came after it is
         replayed. The moves' events are returned, marked ``recovered``. ValueError (nothing

@@ -17,6 +17,7 @@ import errno
 import logging
 import os
 import tty
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.emulator.scenario import (
@@ -224,12 +225,24 @@ class PtyEmulator:
         when = min(timed.t, now)
         if isinstance(timed.action, Unplug):
             self.unplug()
+            self._keep_out(late=now - timed.t)
         elif isinstance(timed.action, Replug):
             self.replug()
         else:
             if isinstance(timed.action, HostWrite):
                 self._record(when, "tx", timed.action.data)
             apply_action(self.board, timed.action, when)
+
+    def _keep_out(self, *, late: float) -> None:
+        """A cable pulled late (the loop was busy) stays out as long as asked: the next replug
+        moves by as much, or a busy machine would shorten every pull."""
+        if late <= 0:
+            return
+        for index, timed in enumerate(self._actions):
+            if isinstance(timed.action, Replug):
+                self._actions[index] = replace(timed, t=timed.t + late)
+                self._actions.sort(key=lambda action: (action.t, action.seq))
+                return
 
     def _reschedule(self) -> None:
         candidates = [self.board.next_deadline()]

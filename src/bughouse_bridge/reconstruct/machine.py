@@ -40,6 +40,7 @@ whenever in doubt. Alerts about a placement are raised once per placement.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import product
 from typing import TYPE_CHECKING
 
 import chess
@@ -61,6 +62,7 @@ from bughouse_bridge.bughouse.events import (
 )
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.referee import arbiter_call_alert, stalling_alert
+from bughouse_bridge.bughouse.rules import PromotionPolicy
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, color_name
 from bughouse_bridge.dgt.messages import (
     BoardDump,
@@ -1263,6 +1265,11 @@ class MatchReconstructor:
         for gap in sorted(feeding, reverse=True):  # the latest gap that can have brought it
             source = self._guessed_elsewhere(gap, board, color, piece) if full else None
             if full and source is None:
+                if self._unseen_promotion(gap, board, chess.Piece(piece, color)):
+                    supplied = self._supplied_alert(
+                        board, move, color, piece, now, gap=gap, promotion=True
+                    )
+                    return [supplied]
                 continue
             try:
                 self._match.gap_supplied(gap, board, color, piece, source=source)
@@ -1283,12 +1290,16 @@ class MatchReconstructor:
         now: float,
         *,
         gap: int | None,
+        promotion: bool = False,
     ) -> Alert:
         which = "the gap" if gap is None else f"the gap ({gap})"
-        message = (
-            f"Board {board}: {describe(move, color)}; {which} must have brought that "
-            f"{chess.piece_name(piece)} into the pocket: the pocket is corrected."
+        name = chess.piece_name(piece)
+        how = (
+            f"hid a promotion (the {name} it showed is a promoted pawn; the real one was taken)"
+            if promotion
+            else f"must have brought that {name} into the pocket"
         )
+        message = f"Board {board}: {describe(move, color)}; {which} {how}: the pocket is corrected."
         return alert(now, board, color, AlertCode.GAP_AMBIGUOUS, message, gap=gap, move=move.uci)
 
     def _guessed(self) -> set[BoardId]:
@@ -1316,6 +1327,35 @@ class MatchReconstructor:
         pocket = self._match.position(board).pockets[color]
         pocket.add(piece)
         return events + self._match.set_pocket(board, color, pocket_letters(pocket), t=now)
+
+    def _unseen_promotion(self, gap: int, board: BoardId, piece: chess.Piece) -> bool:
+        """Where promoted pieces are marked (row 4, ``choice_marked``), a fill cannot tell a
+        pawn promoted in the gap from the real piece: it takes the pawn that left for captured
+        (into a pocket) and the new queen for the old one, whose capture it then misses. A
+        drop of that piece, with no other left in the two sets, proves the promotion: the
+        gap's unmarked piece on the promotion rank is marked promoted and the pocketed pawn is
+        given back for it (``Match.gap_promoted``). False when the gap put no such pawn and
+        piece there (a piece that promoted and moved on in the gap is not seen)."""
+        if self._match.rules.promotion is not PromotionPolicy.CHOICE_MARKED:
+            return False
+        pawn_from = [
+            b
+            for b in BoardId
+            if self._match.gap_added(gap, b, piece.color, chess.PAWN) > 0
+            and self._match.position(b).pockets[piece.color].count(chess.PAWN)
+        ]
+        last_rank = chess.BB_RANK_8 if piece.color == chess.WHITE else chess.BB_RANK_1
+        for on, position in self._match.gap_filled(gap).items():
+            unmarked = position.pieces_mask(piece.piece_type, piece.color) & ~position.promoted
+            unmarked &= last_rank  # where a pawn promoted; not one that moved on (unseen)
+            for square, source in product(chess.scan_forward(unmarked), pawn_from):
+                where = (on, square)
+                try:
+                    self._match.gap_promoted(gap, board, piece, where=where, pawn_from=source)
+                except ValueError:
+                    continue
+                return True
+        return False
 
     def _guessed_elsewhere(
         self, gap: int, board: BoardId, color: chess.Color, piece: chess.PieceType
