@@ -81,9 +81,11 @@ CASES = [
     for cut in ("A", "B", "AB")
     for length in (5.0, 12.0, 25.0, 40.0)
 ]
-# Cut later in the game, from a wider sweep: a gap that hides a promotion (the fill took the
-# new queen for the old one, and its capture went unseen).
-LATER_CASES = [("1934301", "A", 25.0, 0.66)]
+# From a wider sweep, cut earlier or later in the game: a gap that hides a promotion (the fill
+# took the new queen for the old one, and its capture went unseen); a board on a gap's guess
+# that reads nothing while the players go on moving (its placement never stands unexplained
+# for long, yet the board is lost: it is solved again).
+LATER_CASES = [("1934301", "A", 25.0, 0.66), ("1934301", "A", 25.0, 0.15)]
 
 
 @pytest.mark.parametrize(("name", "cut", "length", "at"), CASES + LATER_CASES)

@@ -175,6 +175,7 @@ class _Board:
     turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
     provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
     provisional_until: float = 0.0
+    lost_track_at: float | None = None  # the first reading of a run that commits nothing
 
 
 class MatchReconstructor:
@@ -511,6 +512,11 @@ class MatchReconstructor:
                 self._match, board, placements, state.seen, now, tuple(state.changes)
             )
             reading = passing or reading
+        following = not isinstance(reading, Unexplained | Illegal | Waiting)
+        if following:
+            state.lost_track_at = None
+        elif state.lost_track_at is None:
+            state.lost_track_at = now
         if self._hold(board, reading):
             return []
         if self._wrong_guess(board, reading):
@@ -822,15 +828,22 @@ class MatchReconstructor:
         now: float,
     ) -> list[Outcome]:
         state = self._boards[board]
+        if board in self._guessed():
+            # The board's position is a gap's guess (or follows from one): a board that stays
+            # unexplained is more of the gap, not a fault of the players; it is solved from the
+            # game as it stands, so the broadcast never stays behind the board. Timed from the
+            # first reading that committed nothing, not from the last change: in fast play the
+            # placement changes every second or two, and would never stand unexplained so long.
+            since = state.changed_at if state.lost_track_at is None else state.lost_track_at
+            due = since + self.config.unexplained_limit
+            if now < due:
+                self._wake(board, due)
+                return []
+            return self._reconcile(board, now)
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
             self._wake(board, due)
             return []
-        if board in self._guessed():
-            # The board's position is a gap's guess (or follows from one): a placement that
-            # stays unexplained is more of the gap, not a fault of the players; it is solved
-            # from the game as it stands, so the broadcast never stays behind the board.
-            return self._reconcile(board, now)
         return self._once(board, physical, self._unexplained_alert(board, physical, now, ""))
 
     def _unexplained_alert(self, board: BoardId, physical: str, now: float, reason: str) -> Outcome:
@@ -1396,8 +1409,10 @@ class MatchReconstructor:
         """A gap settled (recovered or filled as it stands) absorbs every press and sensor
         change before it: the presses of plies nobody saw never come, and those a held board
         counted belong to plies inside the gap. Left over, they would be read as plies (or owed
-        presses) of the moves after the gap. Nothing before the gap is revised."""
+        presses) of the moves after the gap. Nothing before the gap is revised; a run of
+        readings that committed nothing starts anew."""
         state = self._boards[board]
+        state.lost_track_at = None
         state.press = None
         state.later_presses.clear()
         state.owed = 0
