@@ -239,3 +239,20 @@ def test_a_slid_drop_whose_first_square_the_reply_then_takes() -> None:
     table.settle()
     assert table.moves() == ["N@e6", "d8e7"]
     assert table.alerts() == []
+
+
+def test_a_slide_set_down_on_its_way_is_no_drop() -> None:
+    """Ra1-a3 slid: the rook is set down on a2 before a1 is lifted (for a moment, a rook drop
+    waiting for its piece), then goes on; the press comes late. No drop stands: Ra3 only."""
+    table = Table("fics").start_clocks(A)
+    table.move(A, "a2a4").wait(0.4)
+    table.press(A)
+    table.move(A, "h7h6").wait(0.4)
+    table.press(A)
+    table.put(A, "a2", "R").wait(0.5)  # settled: reads as R@a2 waiting for a rook
+    table.lift(A, "a1").wait(0.2).lift(A, "a2").wait(0.2).put(A, "a3", "R")
+    table.wait(2.5)  # past the drop's grace, the press still to come
+    table.press(A)
+    table.settle()
+    assert table.moves() == ["a2a4", "h7h6", "a1a3"]
+    assert table.alerts() == []

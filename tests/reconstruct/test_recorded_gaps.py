@@ -1,5 +1,6 @@
-"""Field incidents recorded by the daemon (``record``), replayed through ``bughouse-bridge
-replay``: the trace holds everything the pure core saw, link changes included."""
+"""Field incidents recorded by the daemon (``record``, or its journal written out as a trace),
+replayed through ``bughouse-bridge replay``: the trace holds everything the pure core saw, link
+changes included."""
 
 from __future__ import annotations
 
@@ -42,3 +43,22 @@ def test_a_dump_that_caught_a_hand_in_motion_is_filled_again_and_no_false_alert_
     assert len(after) >= 9
     assert [e["ply"] for e in moves] == list(range(1, len(moves) + 1))
     assert [e["code"] for e in events if e.get("severity") == "illegal"] == []
+
+
+def test_a_slide_set_down_on_its_way_is_no_drop_that_stands_later(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The whole game 1934301 from a clean-clone run of the end-to-end test (the daemon's
+    journal, as a trace). White's rook slid d1-d2-...-d7 (Rxd7), set down on d2 before it
+    left d1: for a moment a rook drop waiting for its piece. The rook went on; two seconds
+    later that waiting "drop" was made to stand (R@d2, drop_not_in_pocket) and board A was
+    lost for the rest of the game (14 moves). A drop whose square is empty again was none."""
+    events = replayed("slide-set-down-on-its-way.trace.jsonl", capsys)
+    game = parse_bpgn(bundled_game())[0]
+    for board in ("A", "B"):
+        expected = [move.san for move in game.moves if move.board.name == board]
+        moves = [e["san"] for e in events if e["type"] == "move" and e["board"] == board]
+        assert moves == expected, board
+    assert [e["code"] for e in events if e["type"] == "alert"] == []
+    (result,) = [e for e in events if e["type"] == "result"]
+    assert (result["board"], result["reason"]) == ("B", "checkmate")
