@@ -161,13 +161,13 @@ class _Search:
     def _arrived(self, path: list[BughouseMove]) -> None:
         if len(self.found) >= self.limits.max_candidates:
             return
+        # The match places pieces as the search boards do (the search plays no steals), so
+        # the goal is checked on the search boards, before the costlier replay.
         if not all(_at_goal(self.boards[board], goal) for board, goal in self.goal.items()):
             return  # a goal square holds another piece (or, castling, a piece too many)
         match = self.match.copy()
         if not all(match.play_quietly(move) for move in path):
             return  # legal in crazyhouse, not under these rules
-        if any(match.board_fen(board) != target for board, target in self.targets.items()):
-            return
         end = end_state(match)
         self.found.setdefault(end, Candidate(tuple(path), end))
 

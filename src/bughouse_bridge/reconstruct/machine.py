@@ -463,19 +463,18 @@ class MatchReconstructor:
 
     def _act(self, board: BoardId, physical: str, now: float, *, cascade: bool) -> list[Outcome]:
         state = self._boards[board]
-        if state.waiting is not None and self._no_drop_after_all(board, physical):
+        if state.waiting is not None and self._no_drop_after_all(board, state.waiting[0], physical):
             state.waiting = None
         if state.waiting is not None:
             return self._overdue_drop(board, now) or self._read(board, physical, now, cascade)
         return self._read(board, physical, now, cascade)
 
-    def _no_drop_after_all(self, board: BoardId, physical: str) -> bool:
+    def _no_drop_after_all(self, board: BoardId, drop: BughouseMove, physical: str) -> bool:
         """The piece of a waiting drop has left its square and one move of the side on move
         from the game explains the board: it was set down on its way, no drop (a rook slid
         d1-d2-...-d7, set down on d2 before it left d1). A drop whose piece moved on in a
         later ply (P@g5, a reply, gxf6) is not explained so, and still waits."""
-        move, _ = self._boards[board].waiting or (None, 0.0)
-        if move is None or chess.BaseBoard(physical).piece_at(move.move.to_square) is not None:
+        if chess.BaseBoard(physical).piece_at(drop.move.to_square) is not None:
             return False
         return any(
             successor.placements.get(board) == physical
