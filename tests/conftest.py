@@ -1,23 +1,71 @@
 """Shared by every test folder: this file puts ``tests/`` on the import path (pytest's default
-import mode), so helpers such as ``private_mosquitto`` are importable from any folder."""
+import mode), so helpers such as ``private_mosquitto`` are importable from any folder.
+
+It also orders the tests for the workers (pytest-xdist, ``--dist load --maxschedchunk 1`` in
+scripts/test), who take them in this order (bench/README, "Test suite"): the two that play a
+whole game in real time first, one per worker; then the other real-time tests (which mostly wait)
+alternating with the CPU-bound ones, so that the two cores are kept busy while the games play
+instead of the CPU-bound tests piling up at the end; then the short ones.
+"""
+
+import os
+from itertools import chain, zip_longest
 
 import pytest
 
-# Longest first: the workers (pytest-xdist, ``--dist load --maxschedchunk 1`` in scripts/test)
-# take tests one at a time in this order, so the few that play a whole game in real time start
-# at once on different workers instead of being the tail of the run (bench/README, "Test suite").
 _REAL_TIME_FOLDERS = ("e2e", "hall", "web")
+# xdist's load scheduler hands each worker its first tests in a chunk of (at least) two
+# consecutive items before it hands out one at a time: worker k starts items 2k and 2k+1.
+_FIRST_CHUNK = 2
 
 
-def _weight(item: pytest.Item) -> int:
-    if item.get_closest_marker("slow") is not None:
-        return 0
-    if any(f"/{folder}/" in str(item.path) for folder in _REAL_TIME_FOLDERS):
-        return 1
-    if item.get_closest_marker("pty") is not None or "test_games" in item.path.name:
-        return 2
-    return 3
+def _real_time(item: pytest.Item) -> bool:
+    in_folder = any(f"/{folder}/" in str(item.path) for folder in _REAL_TIME_FOLDERS)
+    return in_folder or item.get_closest_marker("pty") is not None
+
+
+def _cpu_bound(item: pytest.Item) -> bool:
+    return (
+        item.get_closest_marker("slow") is not None
+        or "test_gap" in item.path.name
+        or ("test_games" in item.path.name)
+    )
+
+
+def _slow_first(item: pytest.Item) -> int:
+    return 0 if item.get_closest_marker("slow") is not None else 1
+
+
+def test_order(items: list) -> list:
+    """Whole games, then real-time and CPU-bound tests alternating (each longest first), then
+    the rest, in collection order otherwise (the sorts are stable)."""
+    whole = [item for item in items if item.get_closest_marker("whole_game") is not None]
+    rest = [item for item in items if item.get_closest_marker("whole_game") is None]
+    real_time = sorted((item for item in rest if _real_time(item)), key=_slow_first)
+    cpu = sorted(
+        (item for item in rest if not _real_time(item) and _cpu_bound(item)), key=_slow_first
+    )
+    taken = {id(item) for item in chain(real_time, cpu)}
+    short = [item for item in rest if id(item) not in taken]
+    mixed = [item for pair in zip_longest(real_time, cpu) for item in pair if item is not None]
+    return whole + mixed + short
+
+
+def dealt_to_workers(items: list, workers: int) -> list:
+    """The order rearranged so that the ``workers`` first tests are each the *first* test of a
+    different worker: in plain order the first chunk of two gave one worker both whole-game
+    tests back to back (2 x 2 minutes, the run's critical path)."""
+    head = items[: _FIRST_CHUNK * workers]
+    firsts, seconds = head[:workers], head[workers:]
+    dealt = []
+    for index, first in enumerate(firsts):
+        dealt.append(first)
+        dealt.extend(seconds[index * (_FIRST_CHUNK - 1) : (index + 1) * (_FIRST_CHUNK - 1)])
+    return dealt + items[len(head) :]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=_weight)
+    items[:] = test_order(items)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        items[:] = dealt_to_workers(items, workers)

@@ -65,6 +65,7 @@ def assert_moves(events: list[dict[str, Any]], game_moves: int | None) -> None:
 
 @pytest.mark.broker
 @pytest.mark.slow
+@pytest.mark.whole_game
 async def test_full_game_arrives_complete_and_in_order(tmp_path, shared_broker, table):
     overrides = overrides_for(tmp_path, shared_broker, table, "full-game")
     topics = [match_topic(overrides, leaf) for leaf in ("events", "state", "bpgn")]
@@ -114,6 +115,7 @@ async def test_full_game_arrives_complete_and_in_order(tmp_path, shared_broker, 
 
 
 @pytest.mark.broker
+@pytest.mark.slow
 async def test_garbage_on_the_wire_changes_nothing(tmp_path, shared_broker, table):
     """Noise bytes before every move on both boards: the decoder resyncs, the game goes on."""
     overrides = overrides_for(tmp_path, shared_broker, table, "garbage")
@@ -134,6 +136,7 @@ async def test_garbage_on_the_wire_changes_nothing(tmp_path, shared_broker, tabl
     assert not [e for e in events if e["type"] == "alert" and e["severity"] == "illegal"]
 
 
+@pytest.mark.slow
 async def test_broker_outage_loses_nothing(tmp_path, persistent_mosquitto: Mosquitto, table):
     """Our own mosquitto is stopped for 10 s mid-game; the outbox delivers everything later.
 
@@ -181,6 +184,7 @@ async def test_broker_outage_loses_nothing(tmp_path, persistent_mosquitto: Mosqu
 
 
 @pytest.mark.broker
+@pytest.mark.slow
 async def test_pty_closed_and_reopened_with_a_move_meanwhile(tmp_path, shared_broker, table):
     overrides = overrides_for(tmp_path, shared_broker, table, "unplug")
     topics = [match_topic(overrides, "events"), f"{overrides['mqtt.root']}/alerts"]

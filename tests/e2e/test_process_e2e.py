@@ -63,6 +63,7 @@ async def _kill_mid_game(
 
 @pytest.mark.pty
 @pytest.mark.broker
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("down_for", [5.0, 30.0], ids=["back-5s-later", "back-30s-later"])
 async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_broker, down_for):
@@ -199,6 +200,7 @@ def test_missing_config_file_exits_2(tmp_path, check):
 
 @pytest.mark.pty
 @pytest.mark.slow
+@pytest.mark.whole_game
 @pytest.mark.timeout(280)
 def test_demo_plays_to_the_result_and_keeps_the_page_up():
     demo = subprocess.Popen(
@@ -232,3 +234,32 @@ def test_demo_plays_to_the_result_and_keeps_the_page_up():
     first_move = next(i for i, line in enumerate(lines) if "1." in line)
     assert page_line < first_move
     assert page.endswith("#/match/demo-game")
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_demo_stops_in_order_when_interrupted_mid_game(signum: signal.Signals):
+    """Ctrl-C (or a SIGTERM) in the middle of the game stops the show, the daemon and the
+    embedded broker in order: status 0, within seconds, no traceback."""
+    demo = subprocess.Popen(
+        [CLI, "demo", "--speed", str(FAST_SPEED), "--web-port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+    assert demo.stdout is not None
+    lines: list[str] = []
+    try:
+        for line in demo.stdout:
+            lines.append(line)
+            if "1." in line:  # the first move is on the feed: mid-game
+                break
+    finally:
+        demo.send_signal(signum)
+        stdout, stderr = demo.communicate(timeout=20)
+    assert demo.returncode == 0, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert any("1." in line for line in lines), "".join(lines)[-2000:]
+    assert "interrupted: stopping the daemon and the broker." in stdout
+    assert stdout.rstrip().endswith("demo finished."), stdout[-2000:]

@@ -13,7 +13,7 @@ from test_game_e2e import PREFIX, assert_gap_free, match_topic, overrides_for
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = [pytest.mark.pty, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.pty, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 @pytest.mark.broker

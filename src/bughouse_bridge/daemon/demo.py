@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import socket
 import sys
 import tempfile
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print("demo: --speed must be positive", file=sys.stderr)
         return 2
     setup_logging("warning")
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C before the boards are set up
         return asyncio.run(_demo(args))
     return 0
 
@@ -126,36 +127,79 @@ async def _demo(args: argparse.Namespace) -> int:
 async def _run_demo(
     game: BpgnGame, args: argparse.Namespace, settings: Settings, runners: dict[str, PtyEmulator]
 ) -> int:
+    """Play the game through the daemon until the end (``--exit-at-end``) or Ctrl-C / SIGTERM,
+    then stop in order: the show, the viewer, the daemon (its MQTT drains, the broker closes)."""
+    interrupted = _stop_on_signals()
     listening = asyncio.Event()
-    daemon = Daemon(settings)
     result_seen = asyncio.Event()
+    daemon = Daemon(settings)
     async with asyncio.TaskGroup() as tasks:
         daemon_task = tasks.create_task(daemon.run(), name="demo-daemon")
         viewer = tasks.create_task(
             _view(settings, listening, result_seen, raw=args.raw), name="demo-viewer"
         )
-        await asyncio.wait_for(listening.wait(), 30)
-        await wait_for_hosts(runners, HOST_PATIENCE)
-        plan = game_scenario(
-            game,
-            rules=get_preset("fics"),
-            configs=board_configs("3000"),
-            seed=args.seed,
-            # Faster than real time, hand-handling does not shrink: keep the boards in step.
-            pace=Pace.fast(args.speed),  # keeps the game's order across the two boards
-            with_host=False,
+        show = tasks.create_task(
+            _show(game, args, runners, listening, result_seen), name="demo-show"
         )
-        await play_plan(plan, runners, announce=False)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
-        if not args.exit_at_end:
-            print("game over: the page and the broker stay up; Ctrl-C to stop.", flush=True)
-            await asyncio.Event().wait()  # until interrupted
+        stop = tasks.create_task(interrupted.wait(), name="demo-interrupted")
+        await asyncio.wait([show, stop, daemon_task], return_when=asyncio.FIRST_COMPLETED)
+        if interrupted.is_set():
+            print("interrupted: stopping the daemon and the broker.", flush=True)
+        for task in (show, stop, viewer):
+            task.cancel()
         daemon.stop()
         await daemon_task
-        viewer.cancel()
     print("demo finished.")
     return 0
+
+
+async def _show(
+    game: BpgnGame,
+    args: argparse.Namespace,
+    runners: dict[str, PtyEmulator],
+    listening: asyncio.Event,
+    result_seen: asyncio.Event,
+) -> None:
+    """The boards play the game once the viewer listens; after the result the page and the
+    broker stay up (returns at once with ``--exit-at-end``)."""
+    await asyncio.wait_for(listening.wait(), 30)
+    await wait_for_hosts(runners, HOST_PATIENCE)
+    plan = game_scenario(
+        game,
+        rules=get_preset("fics"),
+        configs=board_configs("3000"),
+        seed=args.seed,
+        # Faster than real time, hand-handling does not shrink: keep the boards in step.
+        pace=Pace.fast(args.speed),  # keeps the game's order across the two boards
+        with_host=False,
+    )
+    await play_plan(plan, runners, announce=False)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
+    if not args.exit_at_end:
+        print("game over: the page and the broker stay up; Ctrl-C to stop.", flush=True)
+        await asyncio.Event().wait()  # until interrupted
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """Ctrl-C or SIGTERM set the returned event, and the demo stops in order (status 0).
+
+    Not asyncio's default Ctrl-C, which cancels every task at once wherever it stands: the
+    embedded broker's shutdown then raced the cancelled clients and once hung past the 30 s a
+    test gave it. A second Ctrl-C ends the process at once, as a user who presses it twice
+    means."""
+    loop = asyncio.get_running_loop()
+    interrupted = asyncio.Event()
+
+    def request_stop() -> None:
+        if interrupted.is_set():
+            print("demo: interrupted twice, quitting at once.", file=sys.stderr, flush=True)
+            os._exit(130)
+        interrupted.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, request_stop)
+    return interrupted
 
 
 def _demo_settings(

@@ -7,6 +7,7 @@ Not meant as a tournament's production broker (ecosystem.md §3.1): use mosquitt
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 from typing import TYPE_CHECKING, Any, Self
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 logger = logging.getLogger(__name__)
+
+SHUTDOWN_PATIENCE = 5.0  # seconds a stop waits for amqtt's shutdown
 
 # amqtt logs every state change and packet at INFO/DEBUG; keep the journal readable.
 _NOISY_LOGGERS = ("amqtt", "transitions")
@@ -76,9 +79,18 @@ class EmbeddedBroker:
             logger.info("embedded MQTT broker WebSocket on ws://%s:%s", self.host, self.ws_port)
 
     async def stop(self) -> None:
+        """Shut the broker down, waiting at most ``SHUTDOWN_PATIENCE``: amqtt's shutdown waits
+        on each client session and on its listeners, and a stop (systemd's, the demo's Ctrl-C)
+        must not hang on a client that never answers."""
         if self._broker is not None:
             broker, self._broker = self._broker, None
-            await broker.shutdown()
+            try:
+                await asyncio.wait_for(broker.shutdown(), SHUTDOWN_PATIENCE)
+            except TimeoutError:
+                logger.warning(
+                    "the embedded broker did not shut down within %.0f s; left behind",
+                    SHUTDOWN_PATIENCE,
+                )
 
     async def __aenter__(self) -> Self:
         await self.start()
