@@ -84,8 +84,13 @@ CASES = [
 # From a wider sweep, cut earlier or later in the game: a gap that hides a promotion (the fill
 # took the new queen for the old one, and its capture went unseen); a board on a gap's guess
 # that reads nothing while the players go on moving (its placement never stands unexplained
-# for long, yet the board is lost: it is solved again).
-LATER_CASES = [("1934301", "A", 25.0, 0.66), ("1934301", "A", 25.0, 0.15)]
+# for long, yet the board is lost: it is solved again); a 3-ply gap recovered as its 2-ply
+# shortest explanation, the wrong side on move, until the other side's next move disproves it.
+LATER_CASES = [
+    ("1934301", "A", 25.0, 0.66),
+    ("1934301", "A", 25.0, 0.15),
+    ("1934301", "A", 5.0, 0.66),
+]
 
 
 @pytest.mark.parametrize(("name", "cut", "length", "at"), CASES + LATER_CASES)

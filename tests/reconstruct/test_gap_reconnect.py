@@ -6,8 +6,10 @@ import chess
 import pytest
 from sensors import Table
 
-from bughouse_bridge.bughouse.events import Alert, LinkChanged, MovePlayed, Severity
-from bughouse_bridge.bughouse.types import AlertCode, BoardId
+from bughouse_bridge.bughouse.events import Alert, LinkChanged, MovePlayed, Severity, Takeback
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove
 
 A, B = BoardId.A, BoardId.B
 
@@ -369,3 +371,32 @@ def test_a_board_on_a_gaps_guess_that_stays_unexplained_is_solved_again_never_fr
     table.lift(B, "b2").lift(B, "g7").wait(6)
     assert table.rec.match.board_fen(B) != table.physical[B].board_fen()
     assert [a.board for a in table.alerts(AlertCode.UNEXPLAINED_POSITION)] == [B]
+
+
+def test_a_recovery_with_the_wrong_side_on_move_is_taken_back_by_the_other_sides_move() -> None:
+    """The shortest explanation decides the side on move of a recovery (the clock is not
+    trusted as a link returns), so it is a guess: 2. Qf3 dxe4 3. Qg4 (3 plies) shows as
+    2. Qg4 dxe4 (2 plies, White on move). Black's next move, a wrong turn after that guess, is
+    its evidence: the 2 plies are taken back, the 3 recovered, and the move read as usual."""
+    table = Table("fics")
+    for uci in ["e2e4", "d7d5"]:
+        table.move(A, uci).wait(3)
+    unseen_gap(table, A, ["d1f3", "d5e4", "f3g4"], 5)
+    table.wait(1)
+    assert table.moves(A)[2:] == ["d1g4", "d5e4"]  # the shortest explanation: a guess
+    assert table.rec.match.turn(A) == chess.WHITE
+    table.move(A, "g8f6").wait(3)  # Black, on move in truth
+    truth = Match(get_preset("fics"))
+    for uci in ["e2e4", "d7d5", "d1f3", "d5e4", "f3g4", "g8f6"]:
+        truth.play(BughouseMove(A, chess.Move.from_uci(uci)), t=0.0)
+    assert [(t.board, t.ply) for t in table.of(Takeback)] == [(A, 3), (A, 2)]
+    corrected = [m for m in table.played() if m.recovered][-3:]
+    assert [m.ply for m in corrected] == [3, 4, 5]
+    queen, capture, queen_again = (m.move.uci for m in corrected)  # Qf3 or Qh5: the same end
+    assert (queen[:2], capture, queen_again[2:]) == ("d1", "d5e4", "g4")
+    assert table.played()[-1].move.uci == "g8f6"
+    assert not table.played()[-1].recovered
+    assert table.rec.match.ply(A) == 6
+    assert illegal_alerts(table) == []
+    assert table.rec.match.fen(A) == truth.fen(A)  # placement, pockets, side on move
+    assert table.rec.match.pockets() == truth.pockets()

@@ -30,7 +30,10 @@ presses and sensor changes before it (``_presses_absorbed``): none is read after
 A gap nothing explains is filled as the boards stand, and that fill is a guess, treated as one:
 a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
 drop its guessed pockets lack is its evidence (``_gap_supplied``), the side on move it guessed is
-corrected by the first move of the other side (``_wrong_guess``).
+corrected by the first move of the other side (``_wrong_guess``). A recovery is a guess of the
+same kind: the clock is not trusted as a link returns, so the shortest explanation decides the side
+on move. A move of the other side before anything is committed after it disproves it: its plies
+are taken back and the gap is solved again with that move on the board (``_recovery_disproved``).
 
 Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
 ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
@@ -41,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import product
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import chess
 
@@ -133,6 +136,19 @@ class _HeldFlag:
     seen: float  # when the flag message came
 
 
+@dataclass(frozen=True, slots=True)
+class _RecoveredTurn:
+    """A recovery whose side on move only the shortest explanation decided (the clock is not
+    trusted as a link returns): a guess until a move committed after it confirms it."""
+
+    moves: tuple[BughouseMove, ...]  # the recovered plies, in playing order
+    plies: Mapping[BoardId, int]  # each board's ply right after them (a takeback since: void)
+
+    @property
+    def boards(self) -> list[BoardId]:
+        return [board for board in BoardId if board in self.plies]
+
+
 @dataclass(slots=True)
 class _Board:
     """Everything the reconstructor remembers about one board."""
@@ -173,6 +189,7 @@ class _Board:
     gap_length: float = 0.0  # how long the board was unheard: from losing it (or its last change)
     lost_at: float | None = None  # when the link went silent
     turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
+    recovered_turn: _RecoveredTurn | None = None  # the last recovery, while nothing confirms it
     provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
     provisional_until: float = 0.0
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
@@ -535,6 +552,9 @@ class MatchReconstructor:
             return []
         if self._wrong_guess(board, reading):
             return self._read(board, physical, now, cascade)
+        disproved = self._recovery_disproved(board, reading, now)
+        if disproved is not None:
+            return disproved
         redone = self._redo_fill(board, reading, now)
         if redone is not None:
             return redone
@@ -735,6 +755,7 @@ class MatchReconstructor:
         state.changes_of_last, state.changes = _split_after(state.changes, arrival)
         state.seen.clear()
         state.committed_ply = self._match.ply(board)
+        state.recovered_turn = None  # a move after a recovery confirms its side on move
         state.moved_at = now
         state.stall_alerted = False
         state.correctable = move
@@ -1057,9 +1078,7 @@ class MatchReconstructor:
         gap = state.turn_unknown
         if isinstance(reading, Legal | Correction | Remedy):
             state.turn_unknown = None  # the guess was right
-        if gap is None or not isinstance(reading, Illegal):
-            return False
-        if reading.judgement.code is not AlertCode.WRONG_TURN:
+        if gap is None or not _wrong_turn(reading):
             return False
         self._flip_guess(board, gap)
         return True
@@ -1068,6 +1087,57 @@ class MatchReconstructor:
         self._boards[board].turn_unknown = None
         if gap in self._match.open_gaps():
             self._match.gap_turn(gap, board, not self._match.turn(board))
+
+    def _turn_guessed(self, candidate: Candidate) -> None:
+        """The plies just recovered are the shortest explanation, and so is the side on move
+        they leave: a guess on every board they were played on, until a move confirms it."""
+        plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
+        guess = _RecoveredTurn(candidate.moves, plies)
+        for b in guess.boards:
+            self._boards[b].recovered_turn = guess
+
+    def _recovery_disproved(
+        self, board: BoardId, reading: Reading, now: float
+    ) -> list[Outcome] | None:
+        """Nothing committed since a recovery, and the other side has moved (a wrong turn): the
+        gap had a ply more (or fewer) than its shortest explanation. The recovered plies are
+        taken back (``takeback`` events) and the gap is solved again from the game before them,
+        to the same placements, now with the side on move the move shows: its mover's (the
+        solver then searches only plies of that parity, fewer than the placement with the move
+        on it would need). Recovered (published ``recovered``, ply numbers continuing; the move
+        is then read as usual) or left to the arbiter, as after any gap. ``None``: no such
+        recovery, or it cannot be taken back; read as usual."""
+        guess = self._boards[board].recovered_turn
+        if guess is None or not _wrong_turn(reading):
+            return None
+        for b in guess.boards:
+            self._boards[b].recovered_turn = None
+        if not self._can_take_back(guess):
+            return None
+        # The placements the recovery reached were right; the side on move was not.
+        targets = {b: self._match.board_fen(b) for b in guess.boards}
+        turns: dict[BoardId, chess.Color | None] = dict.fromkeys(targets)
+        turns[board] = reading.color
+        out: list[Outcome] = []
+        for move in reversed(guess.moves):
+            out += self._match.takeback(move.board, t=now)
+        for b in guess.boards:
+            self._after_gap(b, now)
+        solution = solve_gap(self._match, targets, turns=turns)
+        return out + self._settle(board, targets, turns, solution, now)
+
+    def _can_take_back(self, guess: _RecoveredTurn) -> bool:
+        """Nothing was played on the recovery's boards since it (an arbiter's takeback
+        included), and the game after it still replays without its plies."""
+        if any(self._match.ply(b) != ply for b, ply in guess.plies.items()):
+            return False
+        trial = self._match.copy()
+        try:
+            for move in reversed(guess.moves):
+                trial.takeback(move.board, t=0.0)
+        except ValueError:
+            return False
+        return True
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board whose drop waits for a piece may wait
@@ -1100,17 +1170,30 @@ class MatchReconstructor:
         # The clock's running side is not used as the side on move: read as the link returns it
         # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
         # wrong answer. The shortest explanation decides the side on move instead.
-        turns: dict[BoardId, chess.Color | None] = dict.fromkeys(known)
         solution = solve_gap(self._match, known)
         if self._explain_later(board, solution, now):
             return []
+        return self._settle(board, known, dict.fromkeys(boards), solution, now)
+
+    def _settle(
+        self,
+        board: BoardId,
+        targets: Mapping[BoardId, str],
+        turns: Mapping[BoardId, chess.Color | None],
+        solution: GapSolution,
+        now: float,
+    ) -> list[Outcome]:
+        """The gap's solution applied: its plies recovered, or the boards set to ``targets``
+        and the gap left to the arbiter. ``turns`` names the boards solved and the side on
+        move each is known to have (``None``: the shortest explanation's, a guess)."""
+        boards = list(turns)
         for b in boards:
             self._boards[b].held = False
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
-        return self._left_to_arbiter(board, known, turns, solution, now)
+        return self._left_to_arbiter(board, targets, turns, solution, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
@@ -1131,6 +1214,7 @@ class MatchReconstructor:
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
             self._press_still_owed(b)
+        self._turn_guessed(candidate)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -1158,7 +1242,8 @@ class MatchReconstructor:
             self._after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
-            self._boards[b].turn_unknown = gap
+            if turns.get(b) is None:
+                self._boards[b].turn_unknown = gap
             if not solution.candidates:  # perhaps a hand in motion: see ``_redo_fill``
                 self._boards[b].provisional = gap
                 self._boards[b].provisional_until = now + self.config.unexplained_limit
@@ -1254,6 +1339,7 @@ class MatchReconstructor:
         self._forget_gap(gap, now)
         for b in {board, *(move.board for move in candidate.moves)}:
             self._press_still_owed(b)
+        self._turn_guessed(candidate)
         details: dict[str, object] = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -1412,6 +1498,7 @@ class MatchReconstructor:
         state = self._boards[board]
         state.pending = state.waiting = state.correctable = state.parent = None
         state.standing_drop = None
+        state.recovered_turn = None
         self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
@@ -1588,6 +1675,11 @@ def _in_play(match: Match, color: chess.Color, piece: chess.PieceType) -> int:
             on_board = position.pieces_mask(piece, color) & ~position.promoted
         total += chess.popcount(on_board) + position.pockets[color].count(piece)
     return total
+
+
+def _wrong_turn(reading: Reading) -> TypeGuard[Illegal]:
+    """The reading is a move of the side not on move."""
+    return isinstance(reading, Illegal) and reading.judgement.code is AlertCode.WRONG_TURN
 
 
 def _has_alert(events: Sequence[MatchEvent], code: AlertCode | None) -> bool:
