@@ -12,6 +12,14 @@ import os
 from itertools import chain, zip_longest
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# What the properties test is behaviour, not speed (that is bench/'s business): on a busy
+# machine -- the suite runs 8 workers on 2 cores -- an example may take longer than hypothesis'
+# default 200 ms deadline, or its data generation trip the too-slow health check, and neither
+# may fail a run.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 _REAL_TIME_FOLDERS = ("e2e", "hall", "web")
 # xdist's load scheduler hands each worker its first tests in a chunk of (at least) two
@@ -36,7 +44,7 @@ def _slow_first(item: pytest.Item) -> int:
     return 0 if item.get_closest_marker("slow") is not None else 1
 
 
-def test_order(items: list) -> list:
+def run_order(items: list) -> list:
     """Whole games, then real-time and CPU-bound tests alternating (each longest first), then
     the rest, in collection order otherwise (the sorts are stable)."""
     whole = [item for item in items if item.get_closest_marker("whole_game") is not None]
@@ -65,7 +73,7 @@ def dealt_to_workers(items: list, workers: int) -> list:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items[:] = test_order(items)
+    items[:] = run_order(items)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         items[:] = dealt_to_workers(items, workers)
