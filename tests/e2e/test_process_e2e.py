@@ -202,8 +202,8 @@ def test_missing_config_file_exits_2(tmp_path, check):
 @pytest.mark.slow
 @pytest.mark.whole_game
 @pytest.mark.timeout(280)
-def test_demo_plays_to_the_result_and_keeps_the_page_up():
-    demo = subprocess.Popen(
+def _start_demo() -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [CLI, "demo", "--speed", str(FAST_SPEED), "--web-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -211,13 +211,23 @@ def test_demo_plays_to_the_result_and_keeps_the_page_up():
         # A Ctrl-C must reach it (a child of a non-interactive shell may inherit SIGINT ignored).
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
+
+
+def _lines_until(demo: subprocess.Popen[str], marker: str) -> list[str]:
+    """The demo's output up to and including the first line with ``marker``."""
     assert demo.stdout is not None
     lines: list[str] = []
+    for line in demo.stdout:
+        lines.append(line)
+        if marker in line:
+            break
+    return lines
+
+
+def test_demo_plays_to_the_result_and_keeps_the_page_up():
+    demo = _start_demo()
     try:
-        for line in demo.stdout:
-            lines.append(line)
-            if "game over" in line:
-                break
+        lines = _lines_until(demo, "game over")
         page = next(line.split()[-1] for line in lines if "watch it live" in line)
         with urllib.request.urlopen(page.split("#")[0], timeout=10) as response:  # noqa: S310
             assert b"bughouse-bridge live" in response.read()
@@ -241,20 +251,9 @@ def test_demo_plays_to_the_result_and_keeps_the_page_up():
 def test_the_demo_stops_in_order_when_interrupted_mid_game(signum: signal.Signals):
     """Ctrl-C (or a SIGTERM) in the middle of the game stops the show, the daemon and the
     embedded broker in order: status 0, within seconds, no traceback."""
-    demo = subprocess.Popen(
-        [CLI, "demo", "--speed", str(FAST_SPEED), "--web-port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
-    )
-    assert demo.stdout is not None
-    lines: list[str] = []
+    demo = _start_demo()
     try:
-        for line in demo.stdout:
-            lines.append(line)
-            if "1." in line:  # the first move is on the feed: mid-game
-                break
+        lines = _lines_until(demo, "1.")  # the first move is on the feed: mid-game
     finally:
         demo.send_signal(signum)
         stdout, stderr = demo.communicate(timeout=20)
