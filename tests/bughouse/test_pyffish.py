@@ -9,6 +9,7 @@ pyffish costs about 1.4 ms per call; 10,000 positions take about 20 s.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,12 @@ def random_positions(seed: int, count: int) -> Iterator[str]:
             board.push(rng.choice(moves))
 
 
+@functools.cache
+def the_positions() -> tuple[str, ...]:
+    """The positions, made once per worker (each shard used to replay all 10,000 playouts)."""
+    return tuple(random_positions(SEED, POSITIONS))
+
+
 def ours(fen: str) -> set[str]:
     match = Match(get_preset("fics"), fens={BoardId.A: fen})
     return {move.uci for move in match.legal_moves(BoardId.A)}
@@ -63,7 +70,7 @@ SHARDS = 4
 
 
 def test_the_positions_are_many_and_mostly_with_pockets():
-    fens = list(random_positions(SEED, POSITIONS))
+    fens = the_positions()
     assert len(fens) == POSITIONS
     assert sum("@" in fen.split()[0] for fen in fens) == 0  # the bracket pocket form only
     assert sum(fen.split("[")[1].startswith("]") is False for fen in fens) > POSITIONS // 2
@@ -72,7 +79,7 @@ def test_the_positions_are_many_and_mostly_with_pockets():
 @pytest.mark.slow
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_legal_move_sets_agree_with_fairy_stockfish(shard):
-    fens = list(random_positions(SEED, POSITIONS))[shard::SHARDS]
+    fens = the_positions()[shard::SHARDS]
     mismatches = [(fen, ours(fen) ^ theirs(fen)) for fen in fens if ours(fen) != theirs(fen)]
     assert mismatches == []
 
