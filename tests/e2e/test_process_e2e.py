@@ -198,10 +198,6 @@ def test_missing_config_file_exits_2(tmp_path, check):
     assert "not found" in done.stderr
 
 
-@pytest.mark.pty
-@pytest.mark.slow
-@pytest.mark.whole_game
-@pytest.mark.timeout(280)
 def _start_demo() -> subprocess.Popen[str]:
     return subprocess.Popen(
         [CLI, "demo", "--speed", str(FAST_SPEED), "--web-port", "0"],
@@ -224,6 +220,10 @@ def _lines_until(demo: subprocess.Popen[str], marker: str) -> list[str]:
     return lines
 
 
+@pytest.mark.pty
+@pytest.mark.slow
+@pytest.mark.whole_game
+@pytest.mark.timeout(280)
 def test_demo_plays_to_the_result_and_keeps_the_page_up():
     demo = _start_demo()
     try:
