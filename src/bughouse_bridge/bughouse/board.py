@@ -51,6 +51,11 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         demoted = chess.PAWN if was_promoted else piece_type
         self.captured = chess.Piece(demoted, not self.turn)
 
+    def board_fen(self, *, promoted: bool | None = None) -> str:
+        """python-chess's placement (promoted pieces marked ``~`` unless ``promoted=False``),
+        rendered from the bitboards: every published move carries a FEN."""
+        return render_placement(self, promoted=True if promoted is None else promoted)
+
     def copy(self, *, stack: bool | int = True) -> Self:
         board = super().copy(stack=stack)
         board.captured = self.captured
@@ -88,6 +93,35 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         return board
 
 
+_SYMBOLS = tuple(
+    (
+        color,
+        piece_type,
+        chess.piece_symbol(piece_type).upper() if color else chess.piece_symbol(piece_type),
+    )
+    for color in chess.COLORS
+    for piece_type in chess.PIECE_TYPES
+)
+_EMPTY_RUNS = tuple(("1" * run, str(run)) for run in range(8, 1, -1))
+
+
+def render_placement(board: chess.BaseBoard, *, promoted: bool) -> str:
+    """``chess.BaseBoard.board_fen``, the same text in about a third of the time: the squares of
+    each piece's bitboard are filled in, and runs of empty squares counted by replacing them.
+    python-chess looks up all 64 squares one by one."""
+    cells = ["1"] * 64
+    for color, piece_type, symbol in _SYMBOLS:
+        for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+            cells[square] = symbol
+    if promoted:
+        for square in chess.scan_forward(board.promoted & board.occupied):
+            cells[square] += "~"
+    placement = "/".join("".join(cells[start : start + 8]) for start in range(56, -8, -8))
+    for run, count in _EMPTY_RUNS:
+        placement = placement.replace(run, count)
+    return placement
+
+
 _PLACEMENTS: dict[tuple[int, ...], str] = {}
 _PLACEMENTS_KEPT = 1 << 16
 
@@ -110,7 +144,7 @@ def placement_of(board: chess.BaseBoard) -> str:
     if placement is None:
         if len(_PLACEMENTS) >= _PLACEMENTS_KEPT:
             _PLACEMENTS.clear()
-        placement = _PLACEMENTS[key] = board.board_fen(promoted=False)
+        placement = _PLACEMENTS[key] = render_placement(board, promoted=False)
     return placement
 
 
