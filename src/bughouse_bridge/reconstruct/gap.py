@@ -319,19 +319,46 @@ def _slack(
     position: chess.variant.CrazyhouseBoard, goal: _Goal, plies: int, *, refills: bool
 ) -> int | None:
     """``None`` when the goal is out of reach (see ``_reachable``); else how many plies of the
-    side on move may still go elsewhere than to a goal square."""
-    own = {position.turn: (plies + 1) // 2, not position.turn: plies // 2}
-    cost = {chess.WHITE: 0, chess.BLACK: 0}
-    leave = {chess.WHITE: 0, chess.BLACK: 0}
-    pawns = {color: bool(position.pawns & position.occupied_co[color]) for color in chess.COLORS}
-    castles = {color: position.has_castling_rights(color) for color in chess.COLORS}
+    side on move may still go elsewhere than to a goal square.
+
+    The search's innermost function (called for every node): per-colour counts are lists
+    indexed by the colour (``chess.WHITE`` is 1) and the piece masks are read from the board's
+    bitboards directly (a third less time than with dicts and ``pieces_mask``)."""
+    turn = position.turn
+    own = [0, 0]
+    own[turn] = (plies + 1) // 2
+    own[not turn] = plies // 2
+    cost = [0, 0]
+    leave = [0, 0]
+    occupied_co = position.occupied_co
+    by_type = (
+        0,
+        position.pawns,
+        position.knights,
+        position.bishops,
+        position.rooks,
+        position.queens,
+        position.kings,
+    )
+    # Indexed by colour as ``own``: black first.
+    pawns = (
+        bool(position.pawns & occupied_co[chess.BLACK]),
+        bool(position.pawns & occupied_co[chess.WHITE]),
+    )
+    castles = (position.has_castling_rights(chess.BLACK), position.has_castling_rights(chess.WHITE))
     for color, piece_type, wanted in goal:
-        there = position.pieces_mask(piece_type, color)
-        leave[color] += chess.popcount(there & ~wanted)
+        there = by_type[piece_type] & occupied_co[color]
+        leave[color] += (there & ~wanted).bit_count()
         if wanted & ~there:
             droppable = refills or bool(position.pockets[color].count(piece_type))
             cost[color] += _arrivals_cost(
-                color, piece_type, wanted, there, droppable, pawns[color], castles[color]
+                color,
+                piece_type,
+                wanted,
+                there,
+                droppable,
+                pawns[color],
+                castles[color],
             )
     castling = position.castling_rights
     slack = 0
@@ -341,7 +368,7 @@ def _slack(
             return None
         if leave[color] > own[color] + spare + own[not color]:
             return None
-        if color == position.turn:
+        if color == turn:
             slack = own[color] + spare - cost[color]
     return slack
 
