@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # What the properties test is behaviour, not speed (that is bench/'s business): on a busy
-# machine -- the suite runs 8 workers on 2 cores -- an example may take longer than hypothesis'
+# machine -- the suite runs 10 workers on 2 cores -- an example may take longer than hypothesis'
 # default 200 ms deadline, or its data generation trip the too-slow health check, and neither
 # may fail a run.
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,16 +60,21 @@ def run_order(items: list) -> list:
 
 
 def dealt_to_workers(items: list, workers: int) -> list:
-    """The order rearranged so that the ``workers`` first tests are each the *first* test of a
-    different worker: in plain order the first chunk of two gave one worker both whole-game
-    tests back to back (2 x 2 minutes, the run's critical path)."""
-    head = items[: _FIRST_CHUNK * workers]
-    firsts, seconds = head[:workers], head[workers:]
+    """The order rearranged for the first chunks: the ``workers`` first tests each open a
+    different worker, and the second test of every first chunk is one of the shortest (taken
+    from the end of the order). In plain order the first chunk of two gave one worker both
+    whole-game tests back to back (2 x 2 minutes, the run's critical path); and a long test
+    dealt second waited behind a whole game, to start two minutes late."""
+    per_worker = _FIRST_CHUNK - 1
+    tail = len(items) - workers * per_worker
+    if tail < workers:
+        return items
+    firsts, middle, seconds = items[:workers], items[workers:tail], items[tail:]
     dealt = []
     for index, first in enumerate(firsts):
         dealt.append(first)
-        dealt.extend(seconds[index * (_FIRST_CHUNK - 1) : (index + 1) * (_FIRST_CHUNK - 1)])
-    return dealt + items[len(head) :]
+        dealt.extend(seconds[index * per_worker : (index + 1) * per_worker])
+    return dealt + middle
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,6 +7,7 @@ their deadlines between records, as the replay CLI does.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,32 +122,36 @@ def game_trace(  # noqa: PLR0913 - test knobs
     return plan, list(run_scenario(plan.scenario, until=plan.end).records)
 
 
+@functools.cache
+def _played(moves: tuple[BpgnMove, ...]) -> tuple[tuple[tuple[str, str], ...], bool]:
+    """Each move of a game as (board, uci), and whether the game ends in a decision. The same
+    for every seed and style, so it is played once per game (it cost a fifth of the replays)."""
+    match = Match(get_preset("fics"))
+    played = []
+    for bpgn_move in moves:
+        move = match.parse_san(bpgn_move.board, bpgn_move.san)
+        match.play(move, t=0.0)
+        played.append((str(move.board), move.uci))
+    return tuple(played), match.result is not None
+
+
 def expected_per_board(game: BpgnGame, plan: GamePlan) -> dict[str, list[str]]:
     """Each board's moves (uci). The emulator times each board on its own, so moves pressed after
     the decisive move (on the other board) physically come after the end and do not count."""
     pressed = {planned.index: planned.pressed for planned in plan.moves}
-    match = Match(get_preset("fics"))
-    moves: list[tuple[int, str, str]] = []
-    for index, bpgn_move in enumerate(game.moves):
-        move = match.parse_san(bpgn_move.board, bpgn_move.san)
-        match.play(move, t=pressed[index])
-        moves.append((index, str(move.board), move.uci))
-    end = pressed[len(game.moves) - 1] if match.result is not None else float("inf")
+    played, decided = _played(game.moves)
+    end = pressed[len(game.moves) - 1] if decided else float("inf")
     return {
-        board: [uci for index, on, uci in moves if on == board and pressed[index] <= end]
+        board: [
+            uci for index, (on, uci) in enumerate(played) if on == board and pressed[index] <= end
+        ]
         for board in ("A", "B")
     }
 
 
 def all_per_board(game: BpgnGame) -> dict[str, list[str]]:
     """Each board's moves (uci), all of them: those made after the decisive move included."""
-    match = Match(get_preset("fics"))
-    moves: list[tuple[str, str]] = []
-    for bpgn_move in game.moves:
-        move = match.parse_san(bpgn_move.board, bpgn_move.san)
-        match.play(move, t=0.0)
-        moves.append((str(move.board), move.uci))
-    return per_board(moves)
+    return per_board(list(_played(game.moves)[0]))
 
 
 def per_board(moves: list[tuple[str, str]]) -> dict[str, list[str]]:
