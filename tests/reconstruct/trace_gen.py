@@ -125,7 +125,8 @@ def game_trace(  # noqa: PLR0913 - test knobs
 @functools.cache
 def _played(moves: tuple[BpgnMove, ...]) -> tuple[tuple[tuple[str, str], ...], bool]:
     """Each move of a game as (board, uci), and whether the game ends in a decision. The same
-    for every seed and style, so it is played once per game (it cost a fifth of the replays)."""
+    for every seed and style, so it is played once per game (played twice per seed, it cost
+    about a sixth of a game test's time)."""
     match = Match(get_preset("fics"))
     played = []
     for bpgn_move in moves:
