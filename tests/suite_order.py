@@ -25,7 +25,7 @@ def _cpu_bound(item: pytest.Item) -> bool:
     return (
         item.get_closest_marker("slow") is not None
         or "test_gap" in item.path.name
-        or ("test_games" in item.path.name)
+        or "test_games" in item.path.name
     )
 
 
@@ -34,8 +34,8 @@ def _slow_first(item: pytest.Item) -> int:
 
 
 def run_order(items: list) -> list:
-    """Whole games, then real-time and CPU-bound tests alternating (each longest first), then
-    the rest, in collection order otherwise (the sorts are stable)."""
+    """Whole games, then real-time and CPU-bound tests alternating (each with its ``slow`` ones
+    first), then the rest, in collection order otherwise (the sorts are stable)."""
     whole = [item for item in items if item.get_closest_marker("whole_game") is not None]
     rest = [item for item in items if item.get_closest_marker("whole_game") is None]
     real_time = sorted((item for item in rest if _real_time(item)), key=_slow_first)

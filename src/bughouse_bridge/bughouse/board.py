@@ -94,11 +94,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
 
 _SYMBOLS = tuple(
-    (
-        color,
-        piece_type,
-        chess.piece_symbol(piece_type).upper() if color else chess.piece_symbol(piece_type),
-    )
+    (color, piece_type, chess.Piece(piece_type, color).symbol())
     for color in chess.COLORS
     for piece_type in chess.PIECE_TYPES
 )
