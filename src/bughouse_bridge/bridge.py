@@ -560,7 +560,7 @@ class Bridge:
     ) -> tuple[dict[str, Any], Output]:
         _expect_keys(request, ())
         self._start_new_game()
-        output = self._handle(self._reconstructor.new_game(now), now)
+        output = self._handle(self._reconstructor.new_game(now, self._config.start_fens), now)
         output += Output((self.state_publication(now), self._bpgn_publication()))
         return {}, output + self._request_dump_all()
 
@@ -577,7 +577,10 @@ class Bridge:
             raise CommandError(
                 "the match already has a result; revoke it (revoke_result) or start a new game"
             )
-        events = self._reconstructor.match.set_result(winner, board, reason, t=now)
+        try:
+            events = self._reconstructor.set_result(winner, board, reason, now)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
         return {}, self._handle(events, now)
 
     def _cmd_takeback(
@@ -588,7 +591,7 @@ class Bridge:
         if self._reconstructor.match.ply(board) == 0:
             raise CommandError(f"board {board} has no move to take back")
         try:
-            events = self._reconstructor.match.takeback(board, t=now)
+            events = self._reconstructor.takeback(board, now)
         except ValueError as error:
             raise CommandError(f"cannot take back on board {board}: {error}") from error
         return {"ply": self._reconstructor.match.ply(board)}, self._handle(events, now)
@@ -620,12 +623,12 @@ class Bridge:
         pieces = request.get("pieces")
         if not isinstance(pieces, str):
             raise CommandError('\'pieces\' must be a string of pocket letters, e.g. "PPN" or ""')
-        match = self._reconstructor.match
         try:
-            events = match.set_pocket(board, color, pieces, t=now)
+            events = self._reconstructor.set_pocket(board, color, pieces, now)
         except ValueError as error:
             raise CommandError(f"cannot set that pocket: {error}") from error
-        return {"pockets": match.pockets().as_dict()}, self._handle(events, now)
+        pockets = self._reconstructor.match.pockets().as_dict()
+        return {"pockets": pockets}, self._handle(events, now)
 
     def _checkpoint(self) -> tuple[object, ...] | None:
         """Everything a command may change, copied, so a failing command can be undone
@@ -664,7 +667,7 @@ class Bridge:
         if isinstance(at, bool) or not isinstance(at, int | float) or not 0 <= at <= now:
             raise CommandError(f"'at' must be a time in seconds between 0 and now ({now:.1f})")
         try:
-            events = self._reconstructor.match.confirm_claim(board, color, claim, t=now, at=at)
+            events = self._reconstructor.confirm_claim(board, color, claim, now, at)
         except ValueError as error:
             raise CommandError(f"the claim does not hold: {error}") from error
         return {"claim": claim}, self._handle(events, now)
@@ -678,7 +681,7 @@ class Bridge:
         if not isinstance(reason, str):
             raise CommandError("'reason' must be a string")
         try:
-            events = self._reconstructor.match.revoke_result(t=now, reason=reason)
+            events = self._reconstructor.revoke_result(now, reason)
         except ValueError as error:
             raise CommandError(str(error)) from error
         return {}, self._handle(events, now)
@@ -728,7 +731,7 @@ class Bridge:
         self._envelope = Envelope(self._config.bridge_id, match_id, self._envelope.boot_id)
         self._views = {board: BoardView() for board in BoardId}
         self._game_events = []
-        output = self._handle(self._reconstructor.new_game(now), now)
+        output = self._handle(self._reconstructor.new_game(now, self._config.start_fens), now)
         for problem in seating_problems(pairing) if pairing is not None else ():
             output += self._event(alert(now, None, None, AlertCode.SEATING_WRONG, problem))
         output += Output((self.state_publication(now), self._bpgn_publication()))

@@ -297,8 +297,46 @@ class MatchReconstructor:
         accepted: list[Outcome] = [*self._match.accept_placement(board, physical, t=now)]
         return accepted + self._resolved(board, now, "the arbiter accepted the position")
 
-    def new_game(self, now: float) -> list[Outcome]:
-        self._match = Match(self._match.rules)
+    # -- the arbiter's changes: the only doors through which a game changes off the boards ----
+    # Each returns the match's events; a board is read again when its sensors next change, as
+    # after any change of the game (a taken-back move still standing must not be re-committed
+    # before the players restore the position).
+
+    def takeback(self, board: BoardId, now: float) -> list[Outcome]:
+        """The board's last ply is taken back (``Match.takeback``); ValueError if it cannot be."""
+        return self._arbiter_events(self._match.takeback(board, t=now))
+
+    def set_pocket(
+        self, board: BoardId, color: chess.Color, pieces: str, now: float
+    ) -> list[Outcome]:
+        """That pocket is exactly ``pieces`` (``Match.set_pocket``); ValueError for bad letters."""
+        return self._arbiter_events(self._match.set_pocket(board, color, pieces, t=now))
+
+    def set_result(
+        self, winner_team: int | None, board: BoardId, reason: str, now: float
+    ) -> list[Outcome]:
+        """The arbiter's decision (``Match.set_result``); ValueError for a bad winner."""
+        return self._arbiter_events(self._match.set_result(winner_team, board, reason, t=now))
+
+    def revoke_result(self, now: float, reason: str = "") -> list[Outcome]:
+        """The result is withdrawn (``Match.revoke_result``); ValueError without one."""
+        return self._arbiter_events(self._match.revoke_result(t=now, reason=reason))
+
+    def confirm_claim(
+        self, board: BoardId, color: chess.Color, claim: str, now: float, at: float
+    ) -> list[Outcome]:
+        """A claim the arbiter confirms (``Match.confirm_claim``); ValueError if unsupported."""
+        events = self._match.confirm_claim(board, color, claim, t=now, at=at)
+        return self._arbiter_events(events)
+
+    def _arbiter_events(self, events: Sequence[MatchEvent]) -> list[Outcome]:
+        self._watch(events)
+        return list(events)
+
+    def new_game(self, now: float, fens: Mapping[BoardId, str] | None = None) -> list[Outcome]:
+        """A new game on both boards: from the standard start or from ``fens`` (the configured
+        start position), every reading state fresh, the boards read again as they stand."""
+        self._match = Match(self._match.rules, fens=fens)
         self._both_stopped = False
         self._held_flags = []
         self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
