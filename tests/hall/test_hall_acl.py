@@ -66,6 +66,8 @@ async def test_anonymous_and_viewer_read_the_broadcast_but_cannot_publish(hall):
             await publish(intruder, events, b"forged event")
             await publish(intruder, hall.topic("bridge/table-1/request/set_result"), b"{}")
             await publish(intruder, hall.topic("hall/round"), b"forged round")
+            await publish(intruder, hall.topic("hall/rounds/1"), b"forged round")
+            await publish(intruder, hall.topic("ack/table-1/boot/1"), b"forged ack")
         await asyncio.sleep(SETTLE)
     for reader in (anonymous, viewer, everything):
         assert reader.payloads().count(box_payload) == 1
@@ -96,6 +98,7 @@ async def test_a_box_cannot_command_nor_write_another_tables_match(hall):
         await publish(box, hall.topic("match/r1-t2/events"), b"not my table")
         await publish(box, hall.topic("bridge/table-2/status"), b"not my bridge")
         await publish(box, hall.topic("hall/round"), b"not my round")
+        await publish(box, hall.topic("ack/table-1/boot/1"), b"not my acknowledgement")
         await publish(box, hall.topic("match/r1-t1/state"), b"mine")
         await everything.wait_for(lambda: b"mine" in everything.payloads(), what="own topic")
         await asyncio.sleep(SETTLE)
