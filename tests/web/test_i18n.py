@@ -33,6 +33,18 @@ FAMILIES = {
     "tiebreak": list(TIEBREAKS) + [f"{name}.long" for name in TIEBREAKS],
     "reason": ["checkmate", "time", "illegal_move", "stalemate"],
     "field": ["board", "color", "pieces", "claim", "gap", "candidate", "winner", "reason"],
+    "verb": [
+        "takeback",
+        "accept",
+        "resync",
+        "set_result",
+        "revoke_result",
+        "set_pocket",
+        "confirm_claim",
+        "choose_recovery",
+        "new_game",
+        "status",
+    ],
     "standings": [f"{c}.long" for c in ("played", "won", "drawn", "lost", "match_points")],
 }
 

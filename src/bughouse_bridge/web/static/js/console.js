@@ -246,7 +246,7 @@ class ConsoleView {
   buildManual() {
     const bridge = element("select", { name: "bridge", "data-field": "bridge" });
     const verb = element("select", { name: "verb", "data-field": "verb" });
-    for (const name of Object.keys(VERBS)) verb.append(element("option", { value: name }, name));
+    for (const name of Object.keys(VERBS)) verb.append(element("option", { value: name }, t(`verb.${name}`)));
     const fields = element("div", { class: "fields" });
     const error = element("p", { class: "form-error" });
     const send = element("button", { type: "submit" }, t("console.send_more"));

@@ -1,8 +1,13 @@
-"""Game review in the real browser: a finished game and a live one, stepped through with clicks,
-the arrow keys, Home/End and the review buttons; at chosen moments both boards, all four pockets
-and all four clocks equal what the record says about that moment; drops and steals are marked;
-"back to live" while the game runs. And a spectator's phone: the hall lists a table's finished
-games under its one card, a tap opens one, the buttons step through it.
+"""The pages built from the game record, in the real browser (one browser for the module):
+
+- game review: a finished game and a live one, stepped through with clicks, the arrow keys,
+  Home/End and the review buttons; at chosen moments both boards, all four pockets and all four
+  clocks equal what the record says about that moment; drops and steals are marked; "back to
+  live" while the game runs;
+- a spectator's phone: the hall lists a table's finished games under its one card (from the
+  box's games index), a tap opens one, the buttons step through it;
+- the three languages on the page, the hall (with its standings) and the console, chosen by
+  ?lang=, remembered, else the browser's; screenshots of each.
 
 USES THE STAND-IN RECORD PUBLISHER (tests/web/record_standin.py): the bridge does not publish the
 record topics (contract §2) before issue 20. The entries are built from real games played
@@ -23,6 +28,7 @@ import pytest
 import pytest_asyncio
 
 from browser_harness import browser_missing, chromium, web_server
+from bughouse_bridge.web import STATIC_DIR
 from e2e.e2e_harness import the_game
 from private_mosquitto import MOSQUITTO, Mosquitto
 from web.record_standin import (
@@ -128,13 +134,11 @@ async def assert_shows(page: Any, entry: dict[str, Any]) -> None:
             assert clock == shown_clock(entry["clocks"][board][f"{color}_ms"]), (entry["n"], board)
 
 
-async def open_match(scene: Scene, match: str, count: int, **viewport: int) -> Any:
+async def open_match(scene: Scene, match: str, count: int, *, lang: str = "en") -> Any:
     page = await scene.browser.new_page()
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
-    if viewport:
-        await page.set_viewport_size(viewport)
-    await page.goto(scene.page_url(f"match/{match}", "&lang=en"))
+    await page.goto(scene.page_url(f"match/{match}", f"&lang={lang}"))
     await page.wait_for_function(f"document.querySelectorAll('[data-entry]').length === {count}")
     return page
 
@@ -276,3 +280,113 @@ async def test_a_phone_opens_a_finished_game_from_the_hall_and_steps_through_it(
     await phone.screenshot(path=scene.artefacts / "review-phone.png", full_page=True)
     print(f"\nphone screenshots: {scene.artefacts}")
     await phone.close()
+
+
+TEXTS = {
+    lang: json.loads((STATIC_DIR / "i18n" / f"{lang}.json").read_text())
+    for lang in ("en", "de", "es")
+}
+ILLEGAL_DROP = {
+    "schema": 1,
+    "bridge": "table-1",
+    "match": "r1-t1",
+    "boot_id": "boot-3",
+    "seq": 5,
+    "ts": "2026-11-23T10:05:00.000Z",
+    "t": 5.0,
+    "type": "alert",
+    "board": "A",
+    "color": "white",
+    "code": "pawn_drop_rank",
+    "severity": "illegal",
+    "rule": "dsj row 3 (3.3)",
+    "message": "Board A: white dropped P@h8: pawns may be dropped only on ranks 2-7.",
+    "details": {"move": "P@h8"},
+}
+
+
+async def publish_a_finished_hall_game(scene: Scene) -> list[dict[str, Any]]:
+    match = "r1-t1"
+    entries = record_entries(plies_of(the_game()), match)
+    header = record_header(match, len(entries), teams=TEAMS, result=WON, round_number=1, table=1)
+    await publish_record(scene.client, scene.root, match, entries, header)
+    final = state_after(
+        entries, match_id=match, bridge="table-1", teams=TEAMS, players=PLAYERS, result=WON
+    )
+    await scene.publish(f"match/{match}/state", final)
+    pairing = {"first": {"id": "tigers", "name": "Tigers", "players": {}},
+               "second": {"id": "lions", "name": "Lions", "players": {}}}  # fmt: skip
+    round_1 = {"schema": 1, "round": 1, "ts": "2026-11-23T09:00:00Z", "tables": {"1": pairing}}
+    await scene.publish("hall/rounds/1", round_1)
+    await scene.publish("hall/round", round_1)
+    return entries
+
+
+def text(lang: str, key: str, **params: Any) -> str:
+    return TEXTS[lang][key].format(**params)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+async def test_the_page_the_hall_and_the_console_in_three_languages(scene, lang):
+    scene.new_root()
+    await publish_a_finished_hall_game(scene)
+    page = await open_match(scene, "r1-t1", 110, lang=lang)
+    assert await page.evaluate("document.documentElement.lang") == lang
+    label = await page.inner_text(".board-A .board-label")  # upper case by the style
+    assert text(lang, "match.board", board="A").lower() in label.lower()
+    result = text(lang, "result.win", team="Lions")
+    assert result in await page.inner_text("[data-result]")
+    await page.click('[data-entry="42"]')
+    status = await page.inner_text("[data-review-status]")
+    assert status.endswith(text(lang, "review.at", what="", n=42, count=110).strip())
+    await page.wait_for_timeout(300)  # the pieces' animation
+    await page.screenshot(path=scene.artefacts / f"review-{lang}.png")
+
+    await page.goto(scene.page_url("hall", f"&lang={lang}"))
+    card = page.locator('[data-table-card="table-1"]')
+    await card.wait_for()
+    assert text(lang, "hall.table", table=1) in await card.inner_text()
+    await page.wait_for_selector("[data-standings]:not([hidden])")
+    assert await page.inner_text("[data-standings] h2") == text(lang, "standings.title")
+    assert await page.get_attribute('[data-team="lions"]', "data-rank") == "1"
+    await page.screenshot(path=scene.artefacts / f"hall-{lang}.png", full_page=True)
+
+    await page.goto(scene.page_url("console", f"&lang={lang}"))
+    assert await page.inner_text("[data-login] h2") == text(lang, "console.title")
+    await page.fill("[name=username]", "arbiter")
+    await page.fill("[name=name]", "Eva")
+    await page.click("[data-login] button")
+    await page.wait_for_selector('[data-connection="connected"]')
+    await page.wait_for_timeout(300)  # subscribed
+    await scene.client.publish(f"{scene.root}/alerts", json.dumps(ILLEGAL_DROP).encode(), 1)
+    alert = page.locator('[data-alert-code="pawn_drop_rank"]')
+    await alert.wait_for()
+    message = text(lang, "alert.pawn_drop_rank", board="A", side=TEXTS[lang]["side.white"])
+    assert await alert.locator(".alert-message").inner_text() == message
+    await page.wait_for_selector(".alert-article:not(:empty)")
+    assert "Bauern dürfen nur" in await alert.locator(".alert-article").inner_text()
+    beside = await alert.locator(".alert-translation").inner_text()
+    assert bool(beside) == (lang != "de")  # German is the rule text's own language
+    await page.screenshot(path=scene.artefacts / f"console-{lang}.png")
+    print(f"\n{lang} screenshots: {scene.artefacts}")
+    assert page.errors == []
+    await page.close()
+
+
+async def test_the_language_is_remembered_else_the_browsers(scene):
+    scene.new_root()
+    page = await scene.browser.new_page()
+    await page.goto(scene.page_url("hall", "&lang=de"))
+    await page.wait_for_selector('[data-connection="connected"]')
+    await page.goto(scene.page_url("hall"))  # no ?lang=: the one chosen before
+    await page.wait_for_selector('[data-connection="connected"]')
+    assert await page.inner_text("[data-connection]") == TEXTS["de"]["connection.connected"]
+    await page.evaluate("localStorage.clear()")
+    await page.add_init_script(
+        "Object.defineProperty(navigator, 'languages', {get: () => ['es-MX', 'en']})"
+    )
+    await page.goto(scene.page_url("standings"))
+    await page.wait_for_selector('[data-connection="connected"]')
+    assert await page.evaluate("document.documentElement.lang") == "es"
+    assert await page.inner_text("[data-standings] h2") == TEXTS["es"]["standings.title"]
+    await page.close()
