@@ -217,3 +217,27 @@ async def test_hall_results_one_shot_writes_what_the_broker_retains(hall, tmp_pa
     assert "1 finished game(s)" in done.stdout
     assert (out / "round-2.csv").read_text().splitlines()[1].startswith("2,1,1,r2-t1,Lions,Tigers")
     assert (out / "round-2" / "r2-t1.bpgn").read_text() == "[Event]\n"
+    standings = (out / "standings.csv").read_text().splitlines()  # the hall.toml's tie-breaks
+    assert (
+        standings[0]
+        == "rank,team,name,played,won,drawn,lost,match_points,game_points,buchholz,sonneborn_berger"
+    )
+    assert standings[1:] == ["1,lions,Lions,1,1,0,0,2,1,0,0", "2,tigers,Tigers,1,0,0,1,0,0,2,0"]
+
+
+async def test_hall_round_keeps_every_round_and_the_scoring_retained(hall, tmp_path):
+    for number in (1, 2):
+        path = tmp_path / f"round-{number}.csv"
+        path.write_text(
+            "round,table,team,white_a,black_a,white_b,black_b\n"
+            f"{number},1,Lions,,a,b,\n{number},1,Tigers,c,,,d\n"
+        )
+        args = argparse.Namespace(file=path, hall=hall.directory, host=None, port=None)
+        assert await publish_round(args) == 0
+    topics = [hall.topic("hall/rounds/+"), hall.topic("hall/scoring"), hall.topic("hall/round")]
+    async with Recorder(hall.client("viewer"), topics) as viewer:  # a late reader: retained
+        await viewer.wait_for(lambda: len(viewer.messages) == 4, what="rounds and scoring")
+    got = {topic.removeprefix(hall.topic("")): json.loads(body) for topic, body in viewer.messages}
+    assert [got[f"hall/rounds/{n}"]["round"] for n in (1, 2)] == [1, 2]
+    assert got["hall/round"]["round"] == 2
+    assert got["hall/scoring"]["tiebreaks"] == ["game_points", "buchholz", "sonneborn_berger"]
