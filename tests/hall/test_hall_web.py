@@ -187,6 +187,12 @@ async def check_the_hall_view(view: Any, out: Path, folder: Path) -> None:
     assert "Lions – Tigers" in first
     assert "0 : 1" in first  # scholar's mate: White A, the second-named team, wins
     await view.screenshot(path=folder / "hall.png", full_page=True)
+    standings = await view.context.new_page()
+    await standings.goto(view.url.replace("#/hall", "#/standings"))
+    await standings.wait_for_selector('[data-standings-table] tr[data-team="lions"]')
+    assert await standings_on(standings) == standings_in(report)
+    await standings.screenshot(path=folder / "standings.png")
+    await standings.close()
 
 
 async def check_a_finished_game_opens(view: Any) -> None:
@@ -263,10 +269,10 @@ async def test_an_acknowledgement_is_shared_by_every_console(hall, browser_neede
             assert "Bauern dürfen nur auf der 2. - 7. Reihe" in await jon.inner_text(illegal)
             await eva.wait_for_selector(f"{illegal}[data-acknowledged]")
 
+            await jon.screenshot(path=folder / "console-de.png", full_page=True)
             await jon.select_option("[data-filter]", "table-2")
             assert await jon.locator(illegal).is_hidden()
             assert await jon.locator('[data-alert-code="clock_without_move"]').is_visible()
-            await jon.screenshot(path=folder / "console-de.png", full_page=True)
             # A console that opens later gets the retained acknowledgement too (not the alert,
             # which is not retained, but the next repeat of it would show acknowledged).
             late = await console(browser, web.url, password, "Ute")

@@ -181,6 +181,7 @@ async def test_review_of_a_finished_game(scene):
     )
     assert "Lions win" in await page.inner_text("[data-result]")
     await page.click('[data-entry="60"]')
+    await page.wait_for_timeout(300)  # the pieces' animation
     await page.screenshot(path=scene.artefacts / "review.png")
     print(f"\nreview screenshot: {scene.artefacts / 'review.png'}")
     assert page.errors == []

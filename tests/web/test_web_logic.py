@@ -158,6 +158,8 @@ async def test_bpgn_moves_in_order_with_check(page):
     assert moves[7] == {"number": 3, "board": "A", "color": "black", "san": "P@f6", "label": "3a."}
     assert await run(page, "model.js", "checkedSide", moves, "A") == "black"
     assert await run(page, "model.js", "checkedSide", moves, "B") is None
+    assert await run(page, "model.js", "matedSide", moves, "A") == "black"
+    assert await run(page, "model.js", "matedSide", moves[:7], "A") is None
 
 
 @pytest.mark.parametrize(("san", "kind"), [("e4", "move"), ("N@f3", "drop"), ("b8=Q(d1)", "steal")])
@@ -354,8 +356,12 @@ async def test_article_text(page, rule, text):
         ({"status": "stalemate"}, None, None, ("stalemate", "stalemate")),
         ({"status": "playing", "link": "disconnected"}, "white", None, ("link", "board offline")),
         ({"status": "finished"}, None, "white", ("flag", "white flag fell")),
+        # A finished board whose last move mated: checkmate, not check.
+        ({"status": "finished", "mated": "black"}, "black", None, ("mate", "checkmate")),
+        ({"status": "playing", "mated": "black"}, "black", None, ("check", "black in check")),
     ],
 )
 async def test_board_banner(page, board, checked, flagged, banner):
-    got = await run(page, "model.js", "boardBanner", board, checked, flagged)
+    mated = board.pop("mated", None)
+    got = await run(page, "model.js", "boardBanner", board, checked, flagged, mated)
     assert (None if got is None else (got["kind"], got["text"])) == banner

@@ -17,6 +17,7 @@ import {
   formatClock,
   isDrop,
   lastMoveKeys,
+  matedSide,
   parseBpgnMoves,
   pocketCounts,
   pocketLetters,
@@ -157,7 +158,7 @@ export class MatchView {
         checked,
         steal: this.steal?.board === board ? this.steal : null,
         pockets: state.pockets,
-        banner: boardBanner(boardState, checked, this.flagged[board]),
+        banner: boardBanner(boardState, checked, this.flagged[board], matedSide(this.moves, board)),
         over: boardState.status === "finished" || boardState.status === "mated",
       });
     }

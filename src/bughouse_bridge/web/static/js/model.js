@@ -147,6 +147,15 @@ export function checkedSide(moves, board) {
   return last.color === "white" ? "black" : "white";
 }
 
+// The side mated on a board by its last SAN ("#"), for a finished board whose snapshot no
+// longer says "mated".
+export function matedSide(moves, board) {
+  const mine = moves.filter((move) => move.board === board);
+  const last = mine[mine.length - 1];
+  if (!last || !last.san.includes("#")) return null;
+  return last.color === "white" ? "black" : "white";
+}
+
 export function moveKind(san) {
   if (san.includes("@")) return "drop";
   if (san.includes("(")) return "steal";
@@ -158,11 +167,11 @@ export function colorName(color) {
 }
 
 // A banner for a board from the snapshot (and the flag seen on the event stream, if any).
-export function boardBanner(boardState, checked, flagged) {
+export function boardBanner(boardState, checked, flagged, mated = null) {
   const banner = (kind, key, color) => ({ kind, text: t(key, { color: colorName(color) }) });
   if (flagged) return banner("flag", "banner.flag", flagged);
   const status = boardState?.status;
-  if (status === "mated") return banner("mate", "banner.mate");
+  if (status === "mated" || (mated && status === "finished")) return banner("mate", "banner.mate");
   if (status === "mate_pending") return banner("mate-pending", "banner.mate_pending");
   if (status === "stalemate") return banner("stalemate", "banner.stalemate");
   if (boardState?.link === "disconnected") return banner("link", "banner.offline");
