@@ -253,6 +253,7 @@ async def test_an_acknowledgement_is_shared_by_every_console(hall, browser_neede
         ):
             eva = await console(browser, web.url, password, "Eva")
             jon = await console(browser, web.url, password, "Jon", lang="de")
+            await jon.set_viewport_size({"width": 390, "height": 844})  # walking the hall
             await jon.check("[data-alarm]")  # the arbiter's touch: sound and vibration on
             await asyncio.sleep(0.5)  # both subscribed
             await publish_alert(box1, hall, "table-1", 1, **ILLEGAL)

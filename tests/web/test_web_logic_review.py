@@ -7,6 +7,7 @@ The standings run the same vectors as hall/standings.py (tests/hall/standings_ve
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -267,3 +268,15 @@ async def test_article_translation_beside_the_original(page, rule, lang, text):
         ([m, articles]) => m.articleTranslation(rule, articles, lang))"""
     got = await page.evaluate(script, [rule, lang])
     assert got.startswith(text) if text else got == ""
+
+
+@pytest.mark.parametrize("ts", ["2026-11-23T10:15:07.000Z", "not a time", None])
+async def test_alert_times_in_the_halls_own_time_zone(page, ts):
+    got = await page.evaluate("(ts) => import('./js/arbiter.js').then((m) => m.localTime(ts))", ts)
+    if ts is None or not ts[0].isdigit():
+        assert got == ""
+        return
+    # The browser's zone (the machine's): UTC minus its offset, not the UTC of the payload.
+    offset = await page.evaluate(f"new Date('{ts}').getTimezoneOffset()")
+    local = datetime.fromisoformat(ts) - timedelta(minutes=offset)
+    assert got == local.strftime("%H:%M:%S")

@@ -11,6 +11,7 @@ import {
   alertWhere,
   articleText,
   articleTranslation,
+  localTime,
   ruleText,
   tableName,
 } from "./arbiter.js";
@@ -147,7 +148,7 @@ export class AlertFeed {
     item.classList.add("acknowledged");
     item.dataset.acknowledged = "";
     item.dataset.acknowledgedBy = String(ack.by ?? "");
-    const time = String(ack.ts ?? "").slice(11, 19);
+    const time = localTime(ack.ts);
     item.querySelector("[data-ack-status]").textContent = t("alert.acknowledged", { by: ack.by ?? "?", time });
     const button = item.querySelector('[data-action="ack"]');
     button.disabled = true;

@@ -2,7 +2,7 @@
 // an alert's text in the arbiter's language, the rule it cites, and the shared acknowledgement
 // (contract §2, <root>/ack/<bridge>/<boot_id>/<seq>). Unit-tested in tests/web/test_web_logic.py.
 
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { colorName } from "./model.js";
 
 // Arbiter verbs and the arguments the console asks for (rules as data; `?` = optional).
@@ -100,9 +100,16 @@ export function alertText(alert) {
   return text === key ? String(alert.message ?? alert.code) : text;
 }
 
+// "2026-11-23T10:15:00.000Z" -> "11:15:00" in Berlin: the hall's own clock, not UTC.
+export function localTime(ts) {
+  const when = new Date(String(ts ?? ""));
+  if (Number.isNaN(when.getTime())) return "";
+  return when.toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
 // The one line above the sentence: time, match, board, colour and the move, when there is one.
 export function alertWhere(alert) {
-  const parts = [String(alert.ts ?? "").slice(11, 19), alert.match];
+  const parts = [localTime(alert.ts), alert.match];
   if (alert.board) parts.push(t("match.board", { board: alert.board }));
   if (alert.color) parts.push(colorName(alert.color));
   if (alert.details?.move) parts.push(t("alert.move", { move: alert.details.move }));
