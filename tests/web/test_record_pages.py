@@ -232,6 +232,17 @@ async def test_review_of_a_live_game_and_back_to_live(scene):
         await page.get_attribute('[data-board="A"]', "data-fen")
         == entries[-1]["boards"]["A"]["fen"]
     )
+
+    # A takeback rewrites the record: the bridge clears the last entry and counts one less.
+    base = f"{scene.root}/match/{match}/record"
+    await scene.client.publish(f"{base}/{len(entries)}", b"", 1, retain=True)
+    shorter = record_header(match, len(entries) - 1, teams=TEAMS, round_number=1, table=2)
+    await scene.publish(f"match/{match}/record", shorter)
+    await page.wait_for_function(
+        f"document.querySelectorAll('[data-entry]').length === {len(entries) - 1}"
+    )
+    await page.keyboard.press("ArrowLeft")  # from live: the entry before the (new) last
+    await assert_shows(page, entries[-3])
     assert page.errors == []
     await page.close()
 
