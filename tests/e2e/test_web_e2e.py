@@ -4,7 +4,8 @@ mosquitto with a WebSocket listener and an ACL (viewers read, the arbiter may as
 - the broadcast page shows the bridge's state after every move (position and all four pockets);
 - a page opened late shows the right position at once (retained state);
 - the hall view shows the table; viewer pages have no controls, and the broker refuses viewers;
-- an alert appears in the arbiter console, a takeback from the console reaches the bridge, its
+- an alert appears in the arbiter console with only the actions that apply to it (a press
+  without a move: resync), a takeback sent from the console's form reaches the bridge, its
   answer is shown, and the broadcast page changes;
 - a wrong password is refused with a message.
 
@@ -32,7 +33,11 @@ from private_mosquitto import MOSQUITTO, MOSQUITTO_PASSWD, Mosquitto
 pytestmark = [pytest.mark.pty, pytest.mark.slow, pytest.mark.timeout(240)]
 
 HALF_MOVES = 24  # enough for captures, drops and full pockets on both boards (game 1934301)
-CONTROLS = "button, input, select, textarea, form"
+# What could act on a game; a viewer page has only the review buttons and the language menu.
+CONTROLS = (
+    "form, input, textarea, select:not([data-lang]),"
+    " button:not([data-review-step]):not([data-live])"
+)
 
 
 def acl(root: str) -> str:
@@ -41,6 +46,7 @@ def acl(root: str) -> str:
         f"topic read {root}/#\n\n"
         f"user bridge\ntopic readwrite {root}/#\n\n"
         f"user arbiter\ntopic read {root}/#\ntopic write {root}/bridge/+/request/#\n"
+        f"topic write {root}/ack/#\n"
     )
 
 
@@ -257,8 +263,13 @@ async def console_takeback_reaches_the_page(scene: Scene, viewer: Any) -> Any:
     await alert.wait_for(timeout=20000)
     await console.screenshot(path=scene.artefacts / "console.png")
 
+    assert await alert.locator('[data-action="takeback"]').count() == 0  # not what a press needs
+    assert await alert.locator('[data-action="resync"]').count() == 1
     ply_before = scene.final()["boards"]["A"]["ply"]
-    await alert.locator('[data-action="takeback"]').click()
+    await console.select_option('[data-manual] [data-field="bridge"]', scene.bridge)
+    await console.select_option('[data-manual] [data-field="verb"]', "takeback")
+    await console.select_option('[data-manual] select[name="board"]', "A")
+    await console.click("[data-manual] button[type=submit]")
     await console.wait_for_selector("[data-confirm]:not([hidden])")
     assert not scene.sub.on("/response/takeback"), "nothing is sent before it is confirmed"
     await console.click("[data-confirm-yes]")

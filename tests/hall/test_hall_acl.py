@@ -66,6 +66,8 @@ async def test_anonymous_and_viewer_read_the_broadcast_but_cannot_publish(hall):
             await publish(intruder, events, b"forged event")
             await publish(intruder, hall.topic("bridge/table-1/request/set_result"), b"{}")
             await publish(intruder, hall.topic("hall/round"), b"forged round")
+            await publish(intruder, hall.topic("hall/rounds/1"), b"forged round")
+            await publish(intruder, hall.topic("ack/table-1/boot/1"), b"forged ack")
         await asyncio.sleep(SETTLE)
     for reader in (anonymous, viewer, everything):
         assert reader.payloads().count(box_payload) == 1
@@ -96,6 +98,7 @@ async def test_a_box_cannot_command_nor_write_another_tables_match(hall):
         await publish(box, hall.topic("match/r1-t2/events"), b"not my table")
         await publish(box, hall.topic("bridge/table-2/status"), b"not my bridge")
         await publish(box, hall.topic("hall/round"), b"not my round")
+        await publish(box, hall.topic("ack/table-1/boot/1"), b"not my acknowledgement")
         await publish(box, hall.topic("match/r1-t1/state"), b"mine")
         await everything.wait_for(lambda: b"mine" in everything.payloads(), what="own topic")
         await asyncio.sleep(SETTLE)
@@ -214,3 +217,27 @@ async def test_hall_results_one_shot_writes_what_the_broker_retains(hall, tmp_pa
     assert "1 finished game(s)" in done.stdout
     assert (out / "round-2.csv").read_text().splitlines()[1].startswith("2,1,1,r2-t1,Lions,Tigers")
     assert (out / "round-2" / "r2-t1.bpgn").read_text() == "[Event]\n"
+    standings = (out / "standings.csv").read_text().splitlines()  # the hall.toml's tie-breaks
+    assert (
+        standings[0]
+        == "rank,team,name,played,won,drawn,lost,match_points,game_points,buchholz,sonneborn_berger"
+    )
+    assert standings[1:] == ["1,lions,Lions,1,1,0,0,2,1,0,0", "2,tigers,Tigers,1,0,0,1,0,0,2,0"]
+
+
+async def test_hall_round_keeps_every_round_and_the_scoring_retained(hall, tmp_path):
+    for number in (1, 2):
+        path = tmp_path / f"round-{number}.csv"
+        path.write_text(
+            "round,table,team,white_a,black_a,white_b,black_b\n"
+            f"{number},1,Lions,,a,b,\n{number},1,Tigers,c,,,d\n"
+        )
+        args = argparse.Namespace(file=path, hall=hall.directory, host=None, port=None)
+        assert await publish_round(args) == 0
+    topics = [hall.topic("hall/rounds/+"), hall.topic("hall/scoring"), hall.topic("hall/round")]
+    async with Recorder(hall.client("viewer"), topics) as viewer:  # a late reader: retained
+        await viewer.wait_for(lambda: len(viewer.messages) == 4, what="rounds and scoring")
+    got = {topic.removeprefix(hall.topic("")): json.loads(body) for topic, body in viewer.messages}
+    assert [got[f"hall/rounds/{n}"]["round"] for n in (1, 2)] == [1, 2]
+    assert got["hall/round"]["round"] == 2
+    assert got["hall/scoring"]["tiebreaks"] == ["game_points", "buchholz", "sonneborn_berger"]

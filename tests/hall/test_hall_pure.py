@@ -116,12 +116,20 @@ def test_acl_roles():
     for reader in (None, "viewer"):
         assert all(line.startswith("topic read ") for line in sections[reader])
         assert "topic read bh/hall/round" in sections[reader]
+        assert "topic read bh/hall/rounds/+" in sections[reader]
+        assert "topic read bh/hall/scoring" in sections[reader]
+        assert "topic read bh/match/+/record/+" in sections[reader]
+        assert "topic read bh/bridge/+/games" in sections[reader]
         assert "topic read bh/alerts" not in sections[reader]
+        assert not [line for line in sections[reader] if "/ack/" in line]
     for box in ("table-1", "table-2", "table-3"):
         writes = [line for line in sections[box] if line.startswith("topic write")]
         assert not [line for line in writes if "/request/" in line or "/hall/" in line]
+        assert not [line for line in writes if "/ack/" in line]
         assert f"topic read bh/bridge/{box}/request/+" in sections[box]
     assert "topic write bh/bridge/+/request/+" in sections["arbiter"]
+    assert "topic write bh/ack/#" in sections["arbiter"]  # the shared acknowledgement
+    assert "topic write bh/hall/rounds/+" in sections["arbiter"]
     table_2 = " ".join(sections["table-2"])
     assert "topic write bh/match/r2-t2-g2/#" in sections["table-2"]
     assert "-t1/" not in table_2

@@ -212,7 +212,7 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
         "severity": "illegal",
         "rule": "dsj row 2 (3.2)",
         "message": "Board A: white's Bb5 is illegal.",
-        "details": {"claim": claim, "gap": 3, "candidates": [{"index": 0}, {"index": 1}]},
+        "details": {"claim": claim, "move": "f1b5"},
     }
     for _ in range(2):  # a QoS 1 repeat shows once
         await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
@@ -223,8 +223,14 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await console.wait_for_selector(".alert-article:not(:empty)")  # the article's own words
     shown = await item.inner_text()
     assert "drop giving mate — DSJ Tandemschach-Regeln, article 3.2" in shown
-    assert "nicht aber mit Matt" in shown
-    assert await item.locator('[data-action="choose_recovery"]').count() == 2
+    assert "nicht aber mit Matt" in shown  # the rule text's own words, German
+    assert "but not with mate" in shown  # and their translation beside them
+    assert "Board A: white made an illegal move." in shown  # from the code, not the payload
+    assert "move f1b5" in shown
+    actions = await item.locator("[data-action]").evaluate_all(
+        "els => els.map(e => e.dataset.action)"
+    )
+    assert actions == ["ack", "confirm_claim", "takeback", "accept", "resync"]  # only these apply
 
     await item.locator('[data-action="confirm_claim"]').click()
     assert "confirm_claim" in await text(console, "[data-confirm-text]")
@@ -246,7 +252,8 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await console.screenshot(path=folder / "console.png")
     print(f"\nconsole screenshot: {folder / 'console.png'}")
     await item.locator('[data-action="ack"]').click()
-    assert await item.get_attribute("data-acknowledged") == ""
+    await console.wait_for_selector('[data-alert-code="illegal_move"][data-acknowledged]')
+    assert "acknowledged by arbiter" in await item.inner_text()
 
 
 async def test_hall_orders_tables_and_survives_bad_payloads(scene):
@@ -258,7 +265,7 @@ async def test_hall_orders_tables_and_survives_bad_payloads(scene):
     await hall.wait_for_selector('[data-connection="connected"]')
     await client.publish(f"{ROOT}/match/r1-t2/state", b"{not json", qos=1)
     for match in ("r1-t10", "r1-t2", "r1-t1"):
-        state = {**STATE, "match": match}
+        state = {**STATE, "match": match, "bridge": f"box-{match[4:]}"}  # one box a table
         await client.publish(f"{ROOT}/match/{match}/state", json.dumps(state).encode(), qos=1)
     await client.publish(f"{ROOT}/hall/round", json.dumps({"round": 1}).encode(), qos=1)
     await hall.wait_for_function("document.querySelectorAll('[data-table]').length === 3")

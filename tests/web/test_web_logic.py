@@ -1,6 +1,9 @@
-"""The page's pure JavaScript (js/model.js and the router) unit-tested in headless Chromium.
+"""The page's pure JavaScript (js/model.js, js/arbiter.js, js/record.js, js/hallmodel.js,
+js/standings.js, js/i18n.js and the router) unit-tested in headless Chromium.
 
 One browser for the module; each table row is one ``page.evaluate`` of an exported function.
+The page speaks English here (``useLanguage("en")``); tests/web/test_i18n.py checks the other
+languages' files.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import pytest_asyncio
 
-from browser_harness import browser_missing, chromium, web_server
+from browser_harness import browser_missing
+from bughouse_bridge.bughouse.types import AlertCode
+from web.js_logic import call, logic_page, run
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -31,27 +36,8 @@ def skip_without_browser() -> None:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def page(skip_without_browser: None) -> AsyncIterator[Any]:
-    with web_server(1, "bughouse/v1") as web:  # nothing connects: the app does not start
-        async with chromium() as browser:
-            tab = await browser.new_page()
-            await tab.add_init_script("window.__bughouseNoAutostart = true")
-            await tab.goto(web.url)
-            yield tab
-
-
-async def call(page: Any, module: str, expression: str) -> Any:
-    """Evaluate ``expression`` with the module's exports in scope as ``m``."""
-    return await page.evaluate(
-        f"async () => {{ const m = await import('./js/{module}'); return ({expression}); }}"
-    )
-
-
-async def run(page: Any, module: str, function: str, *args: Any) -> Any:
-    """Call one exported function with JSON arguments."""
-    return await page.evaluate(
-        "async ([module, name, args]) => (await import(`./js/${module}`))[name](...args)",
-        [module, function, list(args)],
-    )
+    async with logic_page() as tab:
+        yield tab
 
 
 @pytest.mark.parametrize(
@@ -172,6 +158,8 @@ async def test_bpgn_moves_in_order_with_check(page):
     assert moves[7] == {"number": 3, "board": "A", "color": "black", "san": "P@f6", "label": "3a."}
     assert await run(page, "model.js", "checkedSide", moves, "A") == "black"
     assert await run(page, "model.js", "checkedSide", moves, "B") is None
+    assert await run(page, "model.js", "matedSide", moves, "A") == "black"
+    assert await run(page, "model.js", "matedSide", moves[:7], "A") is None
 
 
 @pytest.mark.parametrize(("san", "kind"), [("e4", "move"), ("N@f3", "drop"), ("b8=Q(d1)", "steal")])
@@ -201,7 +189,7 @@ async def test_hall_seating(page):
     ],
 )  # fmt: skip
 async def test_request_bodies(page, verb, values, body):
-    got = await run(page, "model.js", "requestBody", verb, values, "t1")
+    got = await run(page, "arbiter.js", "requestBody", verb, values, "t1")
     assert got == {"transaction": "t1", **body}
 
 
@@ -209,26 +197,54 @@ async def test_request_body_names_a_missing_argument(page):
     script = (
         "(() => { try { m.requestBody('takeback', {}, 't'); } catch (e) { return e.message; } })()"
     )
-    got = await call(page, "model.js", script)
+    got = await call(page, "arbiter.js", script)
     assert got == "takeback needs board"
 
 
-async def test_alert_actions_follow_the_alert(page):
-    claim = {"board": "B", "color": "white", "claim": "flag"}
-    alert = {
-        "board": "B",
-        "details": {"claim": claim, "gap": 7, "candidates": [{"index": 0}, {"index": 1}]},
-    }
-    got = await run(page, "model.js", "alertActions", alert)
-    assert [(a["verb"], a["args"]) for a in got] == [
-        ("confirm_claim", claim),
-        ("choose_recovery", {"gap": 7, "candidate": 0}),
-        ("choose_recovery", {"gap": 7, "candidate": 1}),
-        ("takeback", {"board": "B"}),
-        ("accept", {"board": "B"}),
-        ("resync", {"board": "B"}),
-    ]
-    assert await call(page, "model.js", "m.alertActions({board: null, details: {}})") == []
+CLAIM = {"board": "B", "color": "white", "claim": "illegal_move"}
+CANDIDATES = {"gap": 7, "candidates": [{"index": 0}, {"index": 1}]}
+
+
+@pytest.mark.parametrize(
+    ("code", "details", "offered"),
+    [
+        # An illegal move: its claim, and the board's takeback, accept and resync.
+        ("illegal_move", {"claim": CLAIM}, [
+            ("confirm_claim", CLAIM), ("takeback", {"board": "B"}), ("accept", {"board": "B"}),
+            ("resync", {"board": "B"})]),
+        # Without a claim in its details (the rules know none), no claim is offered.
+        ("illegal_move", {}, [
+            ("takeback", {"board": "B"}), ("accept", {"board": "B"}), ("resync", {"board": "B"})]),
+        # A gap's candidates, never a takeback.
+        ("gap_ambiguous", CANDIDATES, [
+            ("choose_recovery", {"gap": 7, "candidate": 0}),
+            ("choose_recovery", {"gap": 7, "candidate": 1}),
+            ("accept", {"board": "B"}), ("resync", {"board": "B"})]),
+        ("flag", {"claim": {"board": "B", "color": "white", "claim": "flag"}},
+         [("confirm_claim", {"board": "B", "color": "white", "claim": "flag"})]),
+        ("clock_without_move", {}, [("resync", {"board": "B"})]),
+        ("mate_pending", {}, []),
+        ("link_lost", {}, []),
+        # A code the console does not know yet: what its details carry, nothing else.
+        ("new_code", {"claim": CLAIM, **CANDIDATES}, [
+            ("confirm_claim", CLAIM), ("choose_recovery", {"gap": 7, "candidate": 0}),
+            ("choose_recovery", {"gap": 7, "candidate": 1})]),
+    ],
+)  # fmt: skip
+async def test_alert_actions_are_only_those_that_apply(page, code, details, offered):
+    alert = {"code": code, "board": "B", "details": details}
+    got = await run(page, "arbiter.js", "alertActions", alert)
+    assert [(a["verb"], a["args"]) for a in got] == offered
+
+
+async def test_alert_actions_need_a_board_for_board_verbs(page):
+    got = await call(page, "arbiter.js", "m.alertActions({code: 'illegal_move', board: null})")
+    assert got == []
+
+
+async def test_every_alert_code_has_its_actions(page):
+    known = await call(page, "arbiter.js", "Object.keys(m.ALERT_ACTIONS)")
+    assert set(known) == {str(code) for code in AlertCode}
 
 
 @pytest.mark.parametrize(
@@ -244,7 +260,7 @@ async def test_alert_actions_follow_the_alert(page):
 )  # fmt: skip
 async def test_rule_text(page, rule, text):
     expected = f"{rule}{text}" if text.startswith(":") else text
-    assert await run(page, "model.js", "ruleText", rule) == expected
+    assert await run(page, "arbiter.js", "ruleText", rule) == expected
 
 
 @pytest.mark.parametrize(
@@ -310,7 +326,7 @@ async def test_snapshot_clock_without_a_reading_takes_the_snapshot(page):
     ],
 )
 async def test_round_title(page, round_, title):
-    assert await run(page, "pages.js", "roundTitle", round_) == title
+    assert await run(page, "hall.js", "roundTitle", round_) == title
 
 
 TEXTS = {"dsj": {"3.2": "Figuren dürfen mit Schach eingesetzt werden, nicht aber mit Matt."}}
@@ -327,7 +343,7 @@ TEXTS = {"dsj": {"3.2": "Figuren dürfen mit Schach eingesetzt werden, nicht abe
     ],
 )
 async def test_article_text(page, rule, text):
-    assert await run(page, "model.js", "articleText", rule, TEXTS) == text
+    assert await run(page, "arbiter.js", "articleText", rule, TEXTS) == text
 
 
 @pytest.mark.parametrize(
@@ -340,8 +356,12 @@ async def test_article_text(page, rule, text):
         ({"status": "stalemate"}, None, None, ("stalemate", "stalemate")),
         ({"status": "playing", "link": "disconnected"}, "white", None, ("link", "board offline")),
         ({"status": "finished"}, None, "white", ("flag", "white flag fell")),
+        # A finished board whose last move mated: checkmate, not check.
+        ({"status": "finished", "mated": "black"}, "black", None, ("mate", "checkmate")),
+        ({"status": "playing", "mated": "black"}, "black", None, ("check", "black in check")),
     ],
 )
 async def test_board_banner(page, board, checked, flagged, banner):
-    got = await run(page, "model.js", "boardBanner", board, checked, flagged)
+    mated = board.pop("mated", None)
+    got = await run(page, "model.js", "boardBanner", board, checked, flagged, mated)
     assert (None if got is None else (got["kind"], got["text"])) == banner

@@ -24,6 +24,7 @@ from bughouse_bridge.hall.broker import (
     mosquitto_conf,
     password_file,
 )
+from bughouse_bridge.hall.scoring import HALL_TOML
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,6 +54,8 @@ def write_hall(directory: Path, plan: HallPlan, *, force: bool = False) -> HallP
     for table, box in enumerate(plan.boxes, start=1):
         _write(directory / f"table-{table}.toml", box_config(plan, paths, table))
         _write(directory / "boxes" / f"{box}.password", passwords[box] + "\n", private=True)
+    if not (directory / "hall.toml").exists():  # the organiser's settings survive --force
+        _write(directory / "hall.toml", HALL_TOML)
     make_tls(directory / "tls", plan.host)
     return paths
 
@@ -141,6 +144,7 @@ Next steps:
   3. Publish a round:    bughouse-bridge hall round round-1.toml --hall {directory}
   4. Collect results:    bughouse-bridge hall results --hall {directory} --out results/
      Watch the boxes:    bughouse-bridge hall status --hall {directory}
+     Standings: match points and tie-breaks are set in {directory}/hall.toml
   Boxes and arbiters connect with TLS to {plan.host}:{plan.mqtt_port}; browsers with
   {"wss" if plan.ws_tls else "ws"}://{plan.host}:{plan.ws_port} (anonymous = read the broadcast).
   Passwords are in {directory}/credentials.toml (mode 0600).{uplink}

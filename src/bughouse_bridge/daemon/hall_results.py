@@ -1,9 +1,12 @@
 """``hall results`` and ``hall status``: read what the boxes keep retained on the hall broker.
 
 ``results`` writes, per round, ``round-<r>.csv`` and ``round-<r>.json`` (one row per finished
-game) and ``round-<r>/<match>.bpgn`` for each finished game. As a one-shot it collects the
-retained states for ``--listen`` seconds and writes; with ``--listen 0`` it keeps running and
-rewrites a round's files whenever one of its games finishes (files are replaced atomically).
+game) and ``round-<r>/<match>.bpgn`` for each finished game, and the team table with the
+tie-breaks of the hall's ``hall.toml`` as ``standings.csv`` and ``standings.json`` (per round the
+pairings and results, then the table; :mod:`bughouse_bridge.hall.standings`). As a one-shot it
+collects the retained states and rounds for ``--listen`` seconds and writes; with ``--listen 0``
+it keeps running and rewrites a round's files whenever one of its games finishes, and the
+standings whenever a result or a pairing changes (files are replaced atomically).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import aiomqtt
 
 from bughouse_bridge.daemon.hall_mqtt import HallConnection, HallConnectionError
-from bughouse_bridge.hall.naming import parse_match_id
+from bughouse_bridge.daemon.hall_round import read_scoring
+from bughouse_bridge.hall.naming import parse_match_id, round_archive_topic, round_topic
 from bughouse_bridge.hall.results import (
     BoxView,
     ResultRow,
@@ -32,6 +36,17 @@ from bughouse_bridge.hall.results import (
     round_file_stem,
     status_line,
 )
+from bughouse_bridge.hall.rounds import RoundFileError, round_from_payload
+from bughouse_bridge.hall.scoring import Scoring, ScoringError
+from bughouse_bridge.hall.standings import (
+    GameResult,
+    Pairing,
+    game_of_state,
+    pairings_of_round,
+    standings,
+    standings_csv,
+    standings_json,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -40,17 +55,26 @@ logger = logging.getLogger(__name__)
 
 
 class ResultsCollector:
-    """Keeps the finished games it has seen and writes a round's files when they change."""
+    """Keeps the finished games and the rounds it has seen, and writes a round's files and the
+    standings when they change."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, scoring: Scoring | None = None) -> None:
         self.out = out
+        self.scoring = scoring or Scoring()
         self.rows: dict[str, ResultRow] = {}
         self.bpgn: dict[str, str] = {}
         self.written: dict[str, tuple[ResultRow, str | None]] = {}
+        self.games: dict[str, GameResult] = {}
+        self.pairings: dict[int, list[Pairing]] = {}
+        self.names: dict[str, str] = {}
+        self._standings_written: str | None = None
 
     def on_message(self, topic: str, payload: bytes) -> set[int]:
         """Take one message; return the rounds whose files need writing."""
-        *_, match, leaf = topic.split("/")
+        *_, hall, match, leaf = ["", *topic.split("/")]
+        if (match, leaf) == ("hall", "round") or (hall, match) == ("hall", "rounds"):
+            self._take_round(topic, payload)
+            return set()
         if parse_match_id(match) is None:
             return set()
         if leaf == "bpgn":
@@ -61,12 +85,31 @@ class ResultsCollector:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 logger.warning("ignoring a state on %s that is not JSON", topic)
                 return set()
-            row = ResultRow.from_state(state) if isinstance(state, dict) else None
-            if row is None:
-                self.rows.pop(match, None)  # e.g. a result revoked
-            else:
-                self.rows[match] = row
+            self._take_state(match, state if isinstance(state, dict) else {})
         return self._changed_rounds()
+
+    def _take_state(self, match: str, state: dict[str, Any]) -> None:
+        row = ResultRow.from_state(state)
+        if row is None:
+            self.rows.pop(match, None)  # e.g. a result revoked
+        else:
+            self.rows[match] = row
+        game = game_of_state(state)
+        if game is None:
+            self.games.pop(match, None)
+        else:
+            self.games[match] = game[0]
+            self.names.update(game[1])
+
+    def _take_round(self, topic: str, payload: bytes) -> None:
+        try:
+            parsed = round_from_payload(payload)
+        except RoundFileError as error:
+            logger.warning("ignoring a round on %s: %s", topic, error)
+            return
+        pairings, names = pairings_of_round(parsed)
+        self.pairings[parsed.number] = pairings
+        self.names.update(names)
 
     def _changed_rounds(self) -> set[int]:
         rounds = set()
@@ -75,7 +118,12 @@ class ResultsCollector:
                 rounds.add(row.round)
         return rounds
 
+    def standings_report(self) -> dict[str, Any]:
+        pairings = [p for number in sorted(self.pairings) for p in self.pairings[number]]
+        return standings(self.scoring, pairings, self.games.values(), self.names)
+
     def write(self, rounds: set[int]) -> list[Path]:
+        """The files of ``rounds``, and the standings when they changed."""
         written = []
         for number in sorted(rounds):
             rows = [row for row in self.rows.values() if row.round == number]
@@ -87,6 +135,12 @@ class ResultsCollector:
                 if text is not None:
                     written.append(_replace(self.out / stem / bpgn_file_name(row.match), text))
                 self.written[row.match] = (row, text)
+        report = self.standings_report()
+        text = standings_json(report)
+        if report["table"] and text != self._standings_written:
+            written.append(_replace(self.out / "standings.json", text))
+            written.append(_replace(self.out / "standings.csv", standings_csv(report)))
+            self._standings_written = text
         return written
 
 
@@ -106,7 +160,12 @@ async def collect_results(args: argparse.Namespace) -> int:
     except HallConnectionError as error:
         print(f"hall results: {error}", file=sys.stderr)
         return 2
-    collector = ResultsCollector(args.out)
+    try:
+        scoring = read_scoring(args.hall)
+    except ScoringError as error:
+        print(f"hall results: {error}", file=sys.stderr)
+        return 2
+    collector = ResultsCollector(args.out, scoring)
     service = args.listen <= 0
     try:
         await run_collector(connection, collector, until=None if service else args.listen)
@@ -138,11 +197,12 @@ async def _collect_once(connection: HallConnection, collector: ResultsCollector)
     async with connection.client("results") as client:
         for leaf in ("state", "bpgn"):
             await client.subscribe(f"{connection.root}/match/+/{leaf}", qos=1)
+        await client.subscribe(round_topic(connection.root), qos=1)
+        await client.subscribe(round_archive_topic(connection.root, "+"), qos=1)
         async for message in client.messages:
             changed = collector.on_message(message.topic.value, bytes(message.payload))
-            if changed:
-                for path in collector.write(changed):
-                    logger.info("wrote %s", path)
+            for path in collector.write(changed):
+                logger.info("wrote %s", path)
 
 
 async def print_status(args: argparse.Namespace) -> int:

@@ -5,9 +5,12 @@ Roles (enforced by mosquitto, not by the boxes):
 - **box** ``table-<n>``: publishes its own bridge's topics (status, devices, responses), its
   matches' topics (``r<round>-t<n>``, see :mod:`naming`) and the alerts feed; reads its own
   requests and the hall topics. It can send no command: no ``request`` topic is writable for it.
-- **arbiter**: sends commands (``bridge/+/request/+``) and the round pairing; reads everything.
-- **viewer** and anonymous clients: read the broadcast topics only (match events, state, BPGN and
-  clocks, bridge status and devices, the round pairing); they can publish nothing.
+- **arbiter**: sends commands (``bridge/+/request/+``), the round pairing (also kept per round,
+  ``hall/rounds/+``, with the standings settings ``hall/scoring``) and the shared
+  acknowledgement of alerts (``ack/#``); reads everything.
+- **viewer** and anonymous clients: read the broadcast topics only (match events, state, BPGN,
+  clocks and game record, bridge status, devices and games index, the round pairings and the
+  scoring); they can publish nothing.
 
 Everything here is pure: the shell passes in salts and passwords and writes the text to files.
 """
@@ -19,7 +22,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.hall.naming import bridge_id, match_id, round_topic
+from bughouse_bridge.hall.naming import (
+    bridge_id,
+    match_id,
+    round_archive_topic,
+    round_topic,
+    scoring_topic,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -36,8 +45,11 @@ BROADCAST = (
     "match/+/state",
     "match/+/bpgn",
     "match/+/clock",
+    "match/+/record",
+    "match/+/record/+",
     "bridge/+/status",
     "bridge/+/device/+",
+    "bridge/+/games",
 )
 
 
@@ -151,6 +163,9 @@ def acl(plan: HallPlan) -> str:
         f"topic read {root}/#",
         f"topic write {root}/bridge/+/request/+",
         f"topic write {round_topic(root)}",
+        f"topic write {round_archive_topic(root, '+')}",
+        f"topic write {scoring_topic(root)}",
+        f"topic write {root}/ack/#",
         "",
     ]
     for table, box in enumerate(plan.boxes, start=1):
@@ -170,9 +185,14 @@ def acl(plan: HallPlan) -> str:
     return "\n".join(lines)
 
 
+def _hall_topics(root: str) -> list[str]:
+    """The arbiter's retained hall topics every viewer reads."""
+    return [round_topic(root), round_archive_topic(root, "+"), scoring_topic(root)]
+
+
 def _broadcast_reads(root: str) -> list[str]:
     return [f"topic read {root}/{topic}" for topic in BROADCAST] + [
-        f"topic read {round_topic(root)}"
+        f"topic read {topic}" for topic in _hall_topics(root)
     ]
 
 
@@ -235,7 +255,7 @@ def uplink_section(uplink: Uplink, root: str) -> list[str]:
         "restart_timeout 1 10",
         "keepalive_interval 10",
         *[f"topic {root}/{topic} out 1" for topic in BROADCAST],
-        f"topic {round_topic(root)} out 1",
+        *[f"topic {topic} out 1" for topic in _hall_topics(root)],
         "",
     ]
 

@@ -36,3 +36,14 @@ def parse_match_id(match: str) -> tuple[int, int, int] | None:
 def round_topic(root: str) -> str:
     """The retained pairing of the current round."""
     return f"{root}/hall/round"
+
+
+def round_archive_topic(root: str, number: int | str) -> str:
+    """Every round's pairing, kept retained (the standings need all rounds, not the current);
+    ``number`` ``"+"`` is the filter for all of them."""
+    return f"{root}/hall/rounds/{number}"
+
+
+def scoring_topic(root: str) -> str:
+    """The standings settings of the hall's ``hall.toml`` (:mod:`scoring`)."""
+    return f"{root}/hall/scoring"

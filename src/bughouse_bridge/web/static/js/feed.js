@@ -2,9 +2,11 @@
 
 const TEXT_TOPICS = /\/bpgn$/; // the only non-JSON payload of the contract
 
+// An empty payload clears a retained message: null, which every view takes as "gone".
 export function decode(topic, payload) {
   const text = new TextDecoder().decode(payload);
   if (TEXT_TOPICS.test(topic)) return text;
+  if (text === "") return null;
   try {
     return JSON.parse(text);
   } catch {

@@ -1,18 +1,23 @@
 // One match drawn as it stands in the hall: two boards side by side, partners on the same side
-// (board B turned), four pockets, four clocks, banners and, in the full view, the move list.
+// (board B turned), four pockets, four clocks and banners. Live it draws the bridge's snapshot;
+// in review (js/review.js) it draws a moment of the game record instead, and the live data
+// keeps coming in underneath, drawn again on "back to live".
 
 import { Chessground } from "../vendor/chessground/chessground.min.js";
 import { element } from "./dom.js";
+import { t } from "./i18n.js";
 import {
   BOARDS,
+  COLORS,
   boardBanner,
   boardOrientation,
   checkedSide,
   clockAt,
+  colorName,
   formatClock,
   isDrop,
   lastMoveKeys,
-  moveKind,
+  matedSide,
   parseBpgnMoves,
   pocketCounts,
   pocketLetters,
@@ -40,6 +45,7 @@ export class MatchView {
     this.moves = [];
     this.flagged = {}; // board -> color
     this.steal = null; // {board, square, piece} of the latest move, if it stole
+    this.moment = null; // the record's moment shown in review (js/record.js), null when live
     this.root = element("section", { class: `match${compact ? " compact" : ""}`, "data-match": matchId });
     this.title = element("header", { class: "match-title" });
     this.result = element("div", { class: "result-banner", "data-result": "", hidden: "" });
@@ -47,15 +53,10 @@ export class MatchView {
     this.boards = {};
     for (const board of BOARDS) boards.append(this.buildBoard(board));
     this.root.append(this.title, this.result, boards);
-    if (!compact) {
-      this.moveList = element("ol", { class: "move-list", "data-moves": "" });
-      this.root.append(element("div", { class: "moves" }, this.moveList));
-    }
     container.append(this.root);
   }
 
   buildBoard(board) {
-    const orientation = boardOrientation(board);
     const [top, bottom] = seatsTopDown(board);
     const seat = (color) => {
       const name = element("span", { class: "name", "data-name": `${board}-${color}` }, "–");
@@ -73,7 +74,7 @@ export class MatchView {
     const column = element(
       "div",
       { class: `board-column board-${board}` },
-      element("div", { class: "board-label" }, element("span", {}, `board ${board}`), banner),
+      element("div", { class: "board-label" }, element("span", {}, t("match.board", { board })), banner),
       seats[top].bar,
       seats[top].pocket,
       frame,
@@ -81,7 +82,7 @@ export class MatchView {
       seats[bottom].bar,
     );
     const cg = Chessground(ground, {
-      orientation,
+      orientation: boardOrientation(board),
       viewOnly: true,
       coordinates: !this.compact,
       fen: "8/8/8/8/8/8/8/8",
@@ -93,8 +94,13 @@ export class MatchView {
     return column;
   }
 
+  get reviewing() {
+    return this.moment !== null;
+  }
+
   // The retained snapshot (contract §4): the whole picture, so a late joiner is right at once.
   applyState(state, receivedAt) {
+    if (!state || typeof state !== "object") return;
     this.state = state;
     for (const board of BOARDS) {
       const boardState = state.boards?.[board];
@@ -106,7 +112,7 @@ export class MatchView {
   }
 
   applyClock(message, receivedAt) {
-    if (!BOARDS.includes(message.board)) return;
+    if (!BOARDS.includes(message?.board)) return;
     this.clocks[message.board] = { clock: message, receivedAt };
     this.tick(receivedAt);
   }
@@ -125,64 +131,97 @@ export class MatchView {
 
   applyBpgn(text) {
     this.moves = parseBpgnMoves(text);
-    this.renderMoves();
     this.render();
   }
 
+  // Live: the snapshot. In review only the title and names follow it.
   render() {
     const state = this.state;
     if (!state) return;
-    const names = state.players ?? {};
     const teams = state.teams ?? [];
-    this.title.textContent = teams.map((team) => team.name).join("  vs  ") || this.matchId;
+    this.title.textContent = teams.length === 2
+      ? t("match.versus", { first: teams[0].name, second: teams[1].name })
+      : teams.map((team) => team.name).join(" ") || this.matchId;
+    if (this.reviewing) return;
     const result = resultText(state.result, teams);
     this.result.hidden = !result;
     this.result.textContent = result ?? "";
-    for (const board of BOARDS) this.renderBoard(board, state.boards?.[board], names, teams);
-  }
-
-  renderBoard(board, boardState, names, teams) {
-    if (!boardState) return;
-    const view = this.boards[board];
-    const { placement, turn } = splitFen(boardState.fen);
-    const checked = checkedSide(this.moves, board);
-    view.holder.dataset.fen = boardState.fen;
-    view.holder.dataset.turn = boardState.turn;
-    view.holder.dataset.status = boardState.status;
-    view.cg.set({
-      fen: placement,
-      turnColor: turn === "b" ? "black" : "white",
-      lastMove: lastMoveKeys(boardState.last_move),
-      check: checked ?? false,
-    });
-    view.cg.setAutoShapes(this.marks(board, boardState));
-    view.column.classList.toggle("last-drop", isDrop(boardState.last_move));
-    for (const color of ["white", "black"]) {
-      const seat = view.seats[color];
-      const key = seatKey(board, color);
-      seat.name.textContent = names[key] || `${color} ${board}`;
-      const team = teams.findIndex((t) => (t.seats ?? []).includes(key));
-      seat.bar.dataset.team = String(team);
-      seat.bar.classList.toggle("to-move", boardState.turn === color && !isOver(boardState));
-      seat.bar.classList.toggle("in-check", checked === color);
-      this.renderPocket(seat.pocket, pocketLetters(this.state.pockets, board, color), color);
+    for (const board of BOARDS) {
+      const boardState = state.boards?.[board];
+      if (!boardState) continue;
+      const checked = checkedSide(this.moves, board);
+      this.drawBoard(board, {
+        fen: boardState.fen,
+        turn: boardState.turn,
+        status: boardState.status,
+        lastMove: boardState.last_move,
+        checked,
+        steal: this.steal?.board === board ? this.steal : null,
+        pockets: state.pockets,
+        banner: boardBanner(boardState, checked, this.flagged[board], matedSide(this.moves, board)),
+        over: boardState.status === "finished" || boardState.status === "mated",
+      });
     }
-    const banner = boardBanner(boardState, checked, this.flagged[board]);
-    view.banner.hidden = !banner;
-    view.banner.textContent = banner?.text ?? "";
-    view.banner.dataset.kind = banner?.kind ?? "";
-    view.frame.dataset.kind = banner?.kind ?? "";
     this.tick(performance.now());
   }
 
-  // A drop is circled green on its square; a steal red on the square it was taken from.
-  marks(board, boardState) {
-    const shapes = [];
-    if (isDrop(boardState.last_move)) {
-      shapes.push({ orig: lastMoveKeys(boardState.last_move)[0], brush: "green" });
+  // Review: the record's moment n on both boards, its pockets and its (stopped) clocks.
+  showMoment(moment) {
+    this.moment = moment;
+    this.result.hidden = true;
+    for (const board of BOARDS) {
+      const shown = moment.boards[board];
+      if (!shown.fen) continue;
+      const turn = splitFen(shown.fen).turn === "b" ? "black" : "white";
+      this.drawBoard(board, {
+        fen: shown.fen,
+        turn,
+        status: "review",
+        lastMove: shown.lastMove,
+        checked: shown.checked,
+        steal: moment.steal?.board === board ? moment.steal : null,
+        pockets: moment.pockets ?? {},
+        banner: shown.checked ? boardBanner({}, shown.checked, null) : null,
+        over: false,
+      });
+      this.drawClocks(board, moment.clocks?.[board] ?? null, 0, null);
     }
-    if (this.steal && this.steal.board === board) shapes.push({ orig: this.steal.square, brush: "red" });
-    return shapes;
+  }
+
+  showLive() {
+    this.moment = null;
+    this.render();
+  }
+
+  drawBoard(board, picture) {
+    const view = this.boards[board];
+    const names = this.state?.players ?? {};
+    const teams = this.state?.teams ?? [];
+    const { placement, turn } = splitFen(picture.fen);
+    view.holder.dataset.fen = picture.fen;
+    view.holder.dataset.turn = picture.turn;
+    view.holder.dataset.status = picture.status;
+    view.cg.set({
+      fen: placement,
+      turnColor: turn === "b" ? "black" : "white",
+      lastMove: lastMoveKeys(picture.lastMove),
+      check: picture.checked ?? false,
+    });
+    view.cg.setAutoShapes(marks(picture));
+    view.column.classList.toggle("last-drop", isDrop(picture.lastMove));
+    for (const color of COLORS) {
+      const seat = view.seats[color];
+      const key = seatKey(board, color);
+      seat.name.textContent = names[key] || t("match.seat", { color: colorName(color), board });
+      seat.bar.dataset.team = String(teams.findIndex((team) => (team.seats ?? []).includes(key)));
+      seat.bar.classList.toggle("to-move", picture.turn === color && !picture.over);
+      seat.bar.classList.toggle("in-check", picture.checked === color);
+      this.renderPocket(seat.pocket, pocketLetters(picture.pockets, board, color), color);
+    }
+    view.banner.hidden = !picture.banner;
+    view.banner.textContent = picture.banner?.text ?? "";
+    view.banner.dataset.kind = picture.banner?.kind ?? "";
+    view.frame.dataset.kind = picture.banner?.kind ?? "";
   }
 
   // Five fixed slots (P N B R Q), as pychess-variants does: a piece arriving never shifts the
@@ -200,7 +239,7 @@ export class MatchView {
             class: `pocket-piece${count ? "" : " zero"}`,
             "data-piece": letter,
             "data-count": String(count),
-            title: `${count} × ${role}`,
+            title: `${count} × ${t(`piece.${role}`)}`,
           },
           element("piece", { class: `${role} ${color}` }),
           element("span", { class: "count" }, String(count)),
@@ -209,40 +248,33 @@ export class MatchView {
     );
   }
 
-  renderMoves() {
-    if (!this.moveList) return;
-    this.moveList.replaceChildren(
-      ...this.moves.map((move) =>
-        element(
-          "li",
-          { class: `mv board-${move.board} ${move.color} ${moveKind(move.san)}`, "data-move-board": move.board },
-          element("span", { class: "label" }, move.label),
-          " ",
-          move.san,
-        ),
-      ),
-    );
-    this.moveList.parentElement.scrollTop = this.moveList.parentElement.scrollHeight;
-  }
-
-  // Clocks count down between clock messages (at most one a second per clock).
+  // Clocks count down between clock messages (at most one a second per clock); in review they
+  // stand as the record has them.
   tick(now) {
+    if (this.reviewing) return;
     for (const board of BOARDS) {
       const reading = this.clocks[board];
-      if (!reading) continue;
-      const clock = clockAt(reading.clock, reading.receivedAt, now);
-      for (const color of ["white", "black"]) {
-        const node = this.boards[board].seats[color].clock;
-        const ms = clock[`${color}_ms`];
-        node.textContent = formatClock(ms);
-        node.classList.toggle("running", clock.running === color);
-        node.classList.toggle("low", ms !== null && ms < 20000);
-        node.classList.toggle("flagged", ms === 0 || this.flagged[board] === color);
-      }
+      if (reading) this.drawClocks(board, reading.clock, reading.receivedAt, now);
+    }
+  }
+
+  drawClocks(board, clock, receivedAt, now) {
+    const shown = now === null ? clock ?? {} : clockAt(clock, receivedAt, now);
+    for (const color of COLORS) {
+      const node = this.boards[board].seats[color].clock;
+      const ms = shown[`${color}_ms`] ?? null;
+      node.textContent = formatClock(ms);
+      node.classList.toggle("running", shown.running === color);
+      node.classList.toggle("low", ms !== null && ms < 20000);
+      node.classList.toggle("flagged", ms === 0 || (!this.reviewing && this.flagged[board] === color));
     }
   }
 }
 
-function isOver(boardState) {
-  return boardState.status === "finished" || boardState.status === "mated";
+// A drop is circled green on its square; a steal red on the square it was taken from.
+function marks(picture) {
+  const shapes = [];
+  if (isDrop(picture.lastMove)) shapes.push({ orig: lastMoveKeys(picture.lastMove)[0], brush: "green" });
+  if (picture.steal) shapes.push({ orig: picture.steal.square, brush: "red" });
+  return shapes;
 }

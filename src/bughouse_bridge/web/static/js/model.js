@@ -1,5 +1,8 @@
-// Pure logic of the page: no DOM, no MQTT, no clock of its own (time is passed in).
-// Unit-tested in the browser (tests/web/test_web_logic.py) through page.evaluate.
+// Pure logic of the page: no DOM, no MQTT, no clock of its own (time is passed in); texts come
+// from the language files through t(). Unit-tested in the browser (tests/web/test_web_logic.py)
+// through page.evaluate.
+
+import { t } from "./i18n.js";
 
 export const BOARDS = ["A", "B"];
 export const COLORS = ["white", "black"];
@@ -144,127 +147,49 @@ export function checkedSide(moves, board) {
   return last.color === "white" ? "black" : "white";
 }
 
+// The side mated on a board by its last SAN ("#"), for a finished board whose snapshot no
+// longer says "mated".
+export function matedSide(moves, board) {
+  const mine = moves.filter((move) => move.board === board);
+  const last = mine[mine.length - 1];
+  if (!last || !last.san.includes("#")) return null;
+  return last.color === "white" ? "black" : "white";
+}
+
 export function moveKind(san) {
   if (san.includes("@")) return "drop";
   if (san.includes("(")) return "steal";
   return "move";
 }
 
+export function colorName(color) {
+  return color === "white" || color === "black" ? t(`color.${color}`) : String(color ?? "");
+}
+
 // A banner for a board from the snapshot (and the flag seen on the event stream, if any).
-export function boardBanner(boardState, checked, flagged) {
-  if (flagged) return { kind: "flag", text: `${flagged} flag fell` };
+export function boardBanner(boardState, checked, flagged, mated = null) {
+  const banner = (kind, key, color) => ({ kind, text: t(key, { color: colorName(color) }) });
+  if (flagged) return banner("flag", "banner.flag", flagged);
   const status = boardState?.status;
-  if (status === "mated") return { kind: "mate", text: "checkmate" };
-  if (status === "mate_pending") return { kind: "mate-pending", text: "mate pending" };
-  if (status === "stalemate") return { kind: "stalemate", text: "stalemate" };
-  if (boardState?.link === "disconnected") return { kind: "link", text: "board offline" };
-  if (checked) return { kind: "check", text: `${checked} in check` };
+  if (status === "mated" || (mated && status === "finished")) return banner("mate", "banner.mate");
+  if (status === "mate_pending") return banner("mate-pending", "banner.mate_pending");
+  if (status === "stalemate") return banner("stalemate", "banner.stalemate");
+  if (boardState?.link === "disconnected") return banner("link", "banner.offline");
+  if (checked) return banner("check", "banner.check", checked);
   return null;
+}
+
+// A result's reason in the viewer's language when it is one the bridge decides itself; an
+// arbiter's own words stay as they are.
+export function reasonText(reason) {
+  const key = `reason.${String(reason ?? "").replaceAll(" ", "_")}`;
+  const text = t(key);
+  return text === key ? String(reason ?? "").replaceAll("_", " ") : text;
 }
 
 export function resultText(result, teams) {
   if (!result) return null;
-  const team = (teams || []).find((t) => t.id === result.winner);
-  const who = result.winner === null ? "draw" : `${team?.name ?? result.winner} win`;
-  return `${who} — board ${result.board}, ${String(result.reason).replaceAll("_", " ")} (${result.bpgn_result})`;
-}
-
-// Arbiter verbs and the arguments the console asks for (rules as data; `?` = optional).
-export const VERBS = {
-  takeback: ["board"],
-  accept: ["board"],
-  resync: ["board?"],
-  set_result: ["winner", "board", "reason"],
-  revoke_result: ["reason?"],
-  set_pocket: ["board", "color", "pieces"],
-  confirm_claim: ["board", "color", "claim"],
-  choose_recovery: ["gap", "candidate"],
-  new_game: [],
-  status: [],
-};
-
-// A request body from form values: drops empty optional fields, types gap/candidate/winner.
-export function requestBody(verb, values, transaction) {
-  const body = { transaction };
-  for (const spec of VERBS[verb] ?? []) {
-    const optional = spec.endsWith("?");
-    const name = spec.replace("?", "");
-    let value = values[name];
-    if (value === undefined || value === "") {
-      if (optional) continue;
-      if (name === "winner") value = null;
-      else throw new Error(`${verb} needs ${name}`);
-    }
-    if (name === "gap" || name === "candidate") value = Number(value);
-    body[name] = value;
-  }
-  return body;
-}
-
-// The actions an alert offers the arbiter: [{label, verb, args}] (data, not branches per code).
-export function alertActions(alert) {
-  const actions = [];
-  const details = alert.details ?? {};
-  if (details.claim) actions.push({ label: "confirm claim", verb: "confirm_claim", args: details.claim });
-  for (const candidate of details.candidates ?? []) {
-    actions.push({
-      label: `choose candidate ${candidate.index}`,
-      verb: "choose_recovery",
-      args: { gap: details.gap, candidate: candidate.index },
-    });
-  }
-  if (alert.board === "A" || alert.board === "B") {
-    actions.push({ label: `take back on ${alert.board}`, verb: "takeback", args: { board: alert.board } });
-    actions.push({ label: `accept position ${alert.board}`, verb: "accept", args: { board: alert.board } });
-    actions.push({ label: `resync ${alert.board}`, verb: "resync", args: { board: alert.board } });
-  }
-  return actions;
-}
-
-// What each row of the rule matrix decides (shared/docs/rules.md), to explain an alert's rule.
-const ROW_TITLES = {
-  1: "drop giving check",
-  2: "drop giving mate",
-  3: "pawn drop ranks",
-  4: "promotion",
-  5: "what a steal may not do",
-  6: "mate by the stolen piece",
-  7: "when a mate is final",
-  8: "stalemate",
-  9: "illegal drop remedy",
-  10: "other illegal move",
-  11: "both teams mated at once",
-  12: "both teams flagged",
-  13: "time-forfeit claims",
-  14: "arbiter call",
-  15: "draws",
-  16: "pocket visibility",
-  17: "stalling",
-};
-const PRESET_SOURCES = {
-  dsj: "DSJ Tandemschach-Regeln",
-  dsb: "DSB Tandemordnung",
-  olite: "Olite Chess 2014 reglamento",
-  fics: "online bughouse (FICS)",
-};
-
-// The cited article's own words from rules.json ({preset: {article: text}}), or "".
-export function articleText(rule, texts) {
-  const match = /^(\w+) row \d+ \(([^)]*)\)/.exec(rule ?? "");
-  if (!match) return "";
-  return texts?.[match[1]]?.[match[2]] ?? "";
-}
-
-// "dsj row 2 (3.2)" -> "dsj row 2 (3.2): drop giving mate — DSJ Tandemschach-Regeln, article 3.2"
-export function ruleText(rule) {
-  if (!rule) return "";
-  const match = /^(\w+) row (\d+)(?: \(([^)]*)\))?/.exec(rule);
-  if (!match) return rule;
-  const [, preset, row, article] = match;
-  const title = ROW_TITLES[row] ?? `row ${row}`;
-  const source = PRESET_SOURCES[preset] ?? preset;
-  let where = "";
-  if (article === "override") where = ", overridden by this tournament's configuration";
-  else if (article) where = `, article ${article}`;
-  return `${rule}: ${title} — ${source}${where}`;
+  const team = (teams || []).find((entry) => entry.id === result.winner);
+  const who = result.winner === null ? t("result.draw") : t("result.win", { team: team?.name ?? result.winner });
+  return t("result.text", { who, board: result.board, reason: reasonText(result.reason), bpgn: result.bpgn_result });
 }
