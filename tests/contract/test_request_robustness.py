@@ -85,7 +85,7 @@ PLAYED = _played_bridge()
 def played() -> Bridge:
     """A private copy of a bridge 200 chunks into a game (the frozen config is shared)."""
     config = PLAYED._config
-    frozen = (config, config.rules, config.reconstructor, PLAYED._factory)
+    frozen = (config, config.rules, config.reconstructor)
     return copy.deepcopy(PLAYED, {id(item): item for item in frozen})
 
 
