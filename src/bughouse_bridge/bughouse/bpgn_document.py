@@ -95,7 +95,10 @@ class BpgnDocument:
 
     def __init__(self, fens: Mapping[BoardId, str] | None = None) -> None:
         start = chess.variant.CrazyhouseBoard.starting_fen
-        self._start = {board: (fens or {}).get(board, start) for board in BoardId}
+        self._start = {
+            board: chess.variant.CrazyhouseBoard((fens or {}).get(board, start)).fen()
+            for board in BoardId
+        }
         self._moves: list[BpgnMove] = []
         self._texts: list[str] = []  # each half-move as written
         self._before: list[float] = []  # the seat's last clock before each half-move
