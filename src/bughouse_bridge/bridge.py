@@ -15,29 +15,20 @@ command may change lives in one place, ``_Parts``, which a command's checkpoint 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
-from bughouse_bridge.pipeline.commands import (
-    READ_ONLY_VERBS,
-    CommandError,
-    handler,
-    limits_of,
-)
+from bughouse_bridge.pipeline.commands import READ_ONLY_VERBS, CommandError, carry_out
 from bughouse_bridge.pipeline.config import BridgeConfig
 from bughouse_bridge.pipeline.devices import DeviceFront, DeviceInfo
 from bughouse_bridge.pipeline.lifecycle import GameLifecycle
 from bughouse_bridge.pipeline.output import GameFile, Output
 from bughouse_bridge.pipeline.publisher import Publisher
+from bughouse_bridge.pipeline.replay import replay_chunks, run_to
 from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor, RequestDump
 from bughouse_bridge.reconstruct.alerts import alert
-from bughouse_bridge.request_parsing import (
-    RequestError,
-    parse_request,
-    printable_verb,
-    transaction_of,
-)
 from bughouse_bridge.topics import encode_json
 
 if TYPE_CHECKING:
@@ -60,20 +51,14 @@ __all__ = [
 ]
 
 
+@dataclass(slots=True)
 class _Parts:
     """Everything the core changes as it runs. A command's checkpoint is a copy of this."""
 
-    __slots__ = ("front", "games", "publisher", "reconstructor")
-
-    def __init__(
-        self,
-        front: DeviceFront,
-        publisher: Publisher,
-        games: GameLifecycle,
-        reconstructor: MatchReconstructor,
-    ) -> None:
-        self.front, self.publisher, self.games = front, publisher, games
-        self.reconstructor = reconstructor
+    front: DeviceFront
+    publisher: Publisher
+    games: GameLifecycle
+    reconstructor: MatchReconstructor
 
 
 class Bridge:
@@ -86,16 +71,10 @@ class Bridge:
     ) -> None:
         self._config = config
         factory = reconstructor_factory or (lambda m: MatchReconstructor(m, config.reconstructor))
-        publisher = Publisher(
-            root=config.root,
-            bridge_id=config.bridge_id,
-            boot_id=config.boot_id,
-            origin_epoch=config.clock_origin_epoch,
-            first_seq=config.first_seq,
-        )
         match = Match(config.rules, fens=config.start_fens)
-        parts = _Parts(DeviceFront(config.links), publisher, GameLifecycle(config), factory(match))
-        self._parts = parts
+        self._parts = _Parts(
+            DeviceFront(config.links), Publisher(config), GameLifecycle(config), factory(match)
+        )
         self.last_command_failure: Exception | None = None
 
     # -- what the shell and the tests read -----------------------------------------------------
@@ -120,10 +99,6 @@ class Bridge:
     @property
     def game_number(self) -> int:
         return self.game.id.number
-
-    @property
-    def game_decided(self) -> bool:
-        return self._parts.reconstructor.match.result is not None
 
     @property
     def last_seq(self) -> int:
@@ -211,41 +186,11 @@ class Bridge:
         return self.step(outcomes, now) + self._hall_next_game(now)
 
     def command(self, verb: str, payload: bytes, now: float) -> tuple[dict[str, Any], Output]:
-        """Carry out an arbiter request (contract §5). Returns the response and what followed.
-
-        Never raises, whatever the payload: limits are checked first (``request_parsing``), and a
-        request that is refused or fails part-way is undone whole (everything it may change lives
-        in ``_Parts``, copied before it runs), so a refused or failed request has changed nothing
-        — the shell journals only requests answered ``ok: true``, a failed one is never replayed.
-        ``last_command_failure`` keeps the exception of an unexpected failure for the shell's log.
-        """
-        self.last_command_failure = None
-        transaction: str | int | None = None
-        checkpoint: _Parts | None = None
-        read_only = True
-        try:
-            request = parse_request(payload, limits_of(verb))
-            transaction = transaction_of(request)
-            handle = handler(verb)
-            read_only = verb in READ_ONLY_VERBS
-            checkpoint = None if read_only else self._checkpoint()
-            result, output = handle(self, request, now)
-        except (CommandError, RequestError) as error:
-            if checkpoint is not None:
-                self._parts = checkpoint
-            return {"transaction": transaction, "ok": False, "error": str(error)}, Output()
-        except Exception as error:  # noqa: BLE001 - no request may kill the daemon
-            if checkpoint is not None:
-                self._parts = checkpoint
-            self.last_command_failure = error
-            undone = checkpoint is not None or read_only
-            sentence = (
-                f"the bridge failed to carry out {printable_verb(verb)} "
-                f"({type(error).__name__}); "
-                + ("nothing was changed" if undone else "ask for status: it may be partly done")
-            )
-            return {"transaction": transaction, "ok": False, "error": sentence}, Output()
-        return {"transaction": transaction, "ok": True, **result}, output
+        """Carry out an arbiter request (contract §5): all of it, or — refused or failed part
+        way — nothing (``commands.carry_out``). Never raises; ``last_command_failure`` keeps the
+        exception of an unexpected failure for the shell's log."""
+        response, output, self.last_command_failure = carry_out(self, verb, payload, now)
+        return response, output
 
     def input_failed(
         self, what: str, error: Exception, now: float, *, link: str | None = None
@@ -336,8 +281,8 @@ class Bridge:
         device = self._parts.front.devices[link]
         return self._wire().device(link, device.as_dict())
 
-    def _checkpoint(self) -> _Parts | None:
-        """Everything a command may change, copied, so a failing command can be undone
+    def checkpoint(self) -> object | None:
+        """Everything a command may change, copied, so that a failing command can be undone
         (None if some part cannot be copied: the command then runs without a safety net)."""
         config = self._config
         # The frozen configuration is shared, not copied (it holds mapping proxies).
@@ -349,39 +294,6 @@ class Bridge:
         except Exception:  # noqa: BLE001 - state that cannot be copied must not block commands
             return None
 
-
-def run_to(bridge: Bridge, until: float) -> Output:
-    """Fire every timer due up to ``until`` on the pipeline clock, in deadline order."""
-    output = Output()
-    for _ in range(_MAX_TIMERS_PER_STEP):
-        deadline = bridge.deadline()
-        if deadline is None or deadline > until:
-            return output
-        output += bridge.on_timer(deadline)
-    return output
-
-
-def replay_chunks(
-    bridge: Bridge, chunks: Iterable[tuple[float, str, bytes | bool]], *, tail: float = 30.0
-) -> Output:
-    """Feed received chunks ``(t, link, data)`` at their virtual times, timers in between;
-    ``data`` ``True``/``False`` is a link coming back / going away (a trace's link events).
-
-    This is the replay semantics of contract §1: the timers of the pipeline run on the trace
-    clock, so an hour-long game replays in well under a second. ``tail`` lets settle timers that
-    are pending after the last chunk run out.
-    """
-    output = Output()
-    last_t = 0.0
-    for t, link, data in chunks:
-        output += run_to(bridge, t)
-        if isinstance(data, bool):
-            output += bridge.link_state(link, t, connected=data)
-        else:
-            output += bridge.receive(link, data, t)
-        last_t = t
-    return output + run_to(bridge, last_t + tail)
-
-
-# A timer that keeps firing at the same instant would be a reconstructor bug; never spin on it.
-_MAX_TIMERS_PER_STEP = 10_000
+    def restore(self, checkpoint: object) -> None:
+        assert isinstance(checkpoint, _Parts)
+        self._parts = checkpoint

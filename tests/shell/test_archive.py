@@ -146,7 +146,7 @@ def test_an_archive_that_cannot_be_written_is_logged_and_loses_nothing(settings,
     with caplog.at_level(logging.ERROR):
         assert archive.update(output) == []
     assert "cannot archive 2025-11-23_open-2025_round-4_table-3_game-1.bpgn" in caplog.text
-    assert bridge.game_decided
+    assert bridge.reconstructor.match.result is not None
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,14 @@ from bughouse_bridge.bughouse.referee import CLAIM_KINDS
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.hall.rounds import RoundFileError, round_from_dict
 from bughouse_bridge.pipeline.output import Output
-from bughouse_bridge.request_parsing import DEFAULT_LIMITS, Limits, printable_verb
+from bughouse_bridge.request_parsing import (
+    DEFAULT_LIMITS,
+    Limits,
+    RequestError,
+    parse_request,
+    printable_verb,
+    transaction_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,6 +56,10 @@ class Table(Protocol):
 
     def untouched(self) -> bool: ...
 
+    def checkpoint(self) -> object | None: ...
+
+    def restore(self, checkpoint: object) -> None: ...
+
 
 Result = tuple[dict[str, Any], Output]
 
@@ -64,6 +75,43 @@ VERB_LIMITS = {
 
 def limits_of(verb: str) -> Limits:
     return VERB_LIMITS.get(verb, DEFAULT_LIMITS)
+
+
+def carry_out(
+    table: Table, verb: str, payload: bytes, now: float
+) -> tuple[dict[str, Any], Output, Exception | None]:
+    """Carry out one request: the answer, what followed, and the exception of an unexpected
+    failure (None: done, or refused with a sentence).
+
+    Limits are checked first (``request_parsing``), so no payload can make this raise. A request
+    that is refused or fails part-way is undone whole — everything it may change is copied
+    before it runs (``Table.checkpoint``) — so a refused or failed request has changed nothing:
+    the shell journals only requests answered ``ok: true``, a failed one is never replayed.
+    """
+    transaction: str | int | None = None
+    checkpoint: object | None = None
+    read_only = True
+    try:
+        request = parse_request(payload, limits_of(verb))
+        transaction = transaction_of(request)
+        handle = handler(verb)
+        read_only = verb in READ_ONLY_VERBS
+        checkpoint = None if read_only else table.checkpoint()
+        result, output = handle(table, request, now)
+    except (CommandError, RequestError) as error:
+        if checkpoint is not None:
+            table.restore(checkpoint)
+        return {"transaction": transaction, "ok": False, "error": str(error)}, Output(), None
+    except Exception as error:  # noqa: BLE001 - no request may kill the daemon
+        if checkpoint is not None:
+            table.restore(checkpoint)
+        undone = checkpoint is not None or read_only
+        sentence = (
+            f"the bridge failed to carry out {printable_verb(verb)} ({type(error).__name__}); "
+            + ("nothing was changed" if undone else "ask for status: it may be partly done")
+        )
+        return {"transaction": transaction, "ok": False, "error": sentence}, Output(), error
+    return {"transaction": transaction, "ok": True, **result}, output, None
 
 
 def handler(verb: str) -> Callable[[Table, Mapping[str, Any], float], Result]:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from bughouse_bridge.bughouse.events import MatchEvent
+    from bughouse_bridge.pipeline.config import BridgeConfig
     from bughouse_bridge.pipeline.game import Game
     from bughouse_bridge.pipeline.lifecycle import GameLifecycle
     from bughouse_bridge.reconstruct import ClockReading, MatchReconstructor
@@ -53,12 +54,10 @@ class Publisher:
 
     __slots__ = ("_next_seq", "_publish_from", "boot_id", "bridge_id", "origin_epoch", "root")
 
-    def __init__(
-        self, *, root: str, bridge_id: str, boot_id: str, origin_epoch: float, first_seq: int
-    ) -> None:
-        self.root, self.bridge_id, self.boot_id = root, bridge_id, boot_id
-        self.origin_epoch = origin_epoch
-        self._next_seq = first_seq
+    def __init__(self, config: BridgeConfig) -> None:
+        self.root, self.bridge_id, self.boot_id = config.root, config.bridge_id, config.boot_id
+        self.origin_epoch = config.clock_origin_epoch
+        self._next_seq = config.first_seq
         self._publish_from = 0
 
     @property
