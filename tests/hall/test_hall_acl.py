@@ -147,8 +147,8 @@ async def test_hall_status_sees_the_box_online_with_its_match(hall, tmp_path):
     assert "r0-t1 playing plies 0/0" in line
 
 
-async def test_websockets_over_tls_with_ws_tls(tmp_path):
-    secure = Hall.create(tmp_path / "wss", tables=1, ws_tls=True)
+async def test_websockets_over_tls_with_ws_tls(hall_home):
+    secure = Hall.create(hall_home / "wss", tables=1, ws_tls=True)
     secure.start()
     try:
         events = secure.topic("match/r1-t1/events")

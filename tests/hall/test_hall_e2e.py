@@ -93,10 +93,10 @@ def play(table: Table, game: BpgnGame, *, seed: int, after: GamePlan | None = No
     return plan
 
 
-async def test_uplink_viewers_see_every_event_in_order_across_an_outage(tmp_path):
+async def test_uplink_viewers_see_every_event_in_order_across_an_outage(tmp_path, hall_home):
     uplink = Mosquitto(tmp_path, persistence=True)
     uplink.start()
-    hall = Hall.create(tmp_path / "hall", tables=1, uplink=Uplink("127.0.0.1", uplink.port))
+    hall = Hall.create(hall_home / "hall", tables=1, uplink=Uplink("127.0.0.1", uplink.port))
     hall.start()
     table = Table(tmp_path, seed=5)
     events_topic = hall.topic("match/+/events")
@@ -169,8 +169,8 @@ second = { name = "Foxes", white_a = "Gus", black_b = "Hana" }
 WINNERS = {1: {1: "tigers", 2: "foxes"}, 2: {1: "foxes", 2: "tigers"}}
 
 
-async def test_two_rounds_of_two_tables_without_a_typed_command(tmp_path):
-    hall = Hall.create(tmp_path / "hall", tables=2)
+async def test_two_rounds_of_two_tables_without_a_typed_command(tmp_path, hall_home):
+    hall = Hall.create(hall_home / "hall", tables=2)
     hall.start()
     for n in (1, 2):
         (tmp_path / f"t{n}").mkdir()
