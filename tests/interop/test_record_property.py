@@ -51,9 +51,12 @@ if TYPE_CHECKING:
     from bughouse_bridge.bridge import Bridge, Output
     from bughouse_bridge.bughouse.match import Match
 
-pytestmark = pytest.mark.skipif(
-    pychess_dir() is None, reason="pychess-variants' importer was not found (see interop tests)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        pychess_dir() is None, reason="pychess-variants' importer was not found (interop tests)"
+    ),
+]
 
 A, B = BoardId.A, BoardId.B
 RESULT_CODES = {None: "c", 0: "a", 1: "b"}  # pychess: "a" = 1-0 = White A + Black B won

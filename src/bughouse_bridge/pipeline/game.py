@@ -248,7 +248,7 @@ def entry_fields(entry: RecordEntry, teams: Teams, clocks: Mapping[str, Any]) ->
         "steal": None,
         "forced": False,
         "recovered": False,
-        "order_certain": True,
+        "order_certain": True,  # issue 19: false for a stretch whose order was not seen
         "boards": {str(b): {"fen": after.fens[b], "ply": after.plies[b]} for b in BoardId},
         "pockets": after.pockets.as_dict(),
         "clocks": dict(clocks),
