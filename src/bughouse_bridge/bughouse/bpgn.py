@@ -293,6 +293,10 @@ class BpgnMove:
     def clock_ms(self) -> int | None:
         return None if self.clock is None else round(self.clock * 1000)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> BpgnMove:
+        """Never changed once made: a copy of a game shares it."""
+        return self
+
 
 @dataclass(frozen=True, slots=True)
 class BpgnGame:

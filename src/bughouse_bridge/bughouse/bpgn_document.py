@@ -87,6 +87,10 @@ class _Cursor:
     shadow: Mapping[BoardId, str] | None  # the plain reader's positions (FENs), if set up
     first_move_t: float | None
 
+    def __deepcopy__(self, memo: dict[int, object]) -> _Cursor:
+        """Never changed once made (a rewind copies its pen): shared by copies."""
+        return self
+
 
 class BpgnDocument:
     """The movetext of one game's record, half-move by half-move, and its text on demand."""

@@ -64,6 +64,10 @@ class Recorded:
     pockets: Pockets
     gap: int | None = None  # a link gap set to what the boards showed (no events)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Recorded:
+        """Never changed once made: a copy of the match (a command's checkpoint) shares it."""
+        return self
+
 
 class EntryKind(StrEnum):
     MOVE = "move"
@@ -113,6 +117,10 @@ class RecordEntry:
         board = self.board
         return None if board is None else self.after.plies[board]
 
+    def __deepcopy__(self, memo: dict[int, object]) -> RecordEntry:
+        """Never changed once made: shared by copies."""
+        return self
+
 
 def entries_of(fact: Recorded) -> tuple[RecordEntry, ...]:
     if fact.gap is not None:
@@ -130,6 +138,10 @@ class _Cursor:
     held: list[RecordEntry]
     held_count: int
     decided: ResultDecided | None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Cursor:
+        """Never changed once made (``held`` is read up to ``held_count`` only): shared."""
+        return self
 
 
 class GameRecord:
