@@ -134,7 +134,7 @@ class GameLifecycle:
         return {
             "Event": configured.pop("Event", f"bughouse-bridge match {match_id}"),
             "Site": configured.pop("Site", config.bridge_id),
-            "Round": str(round_) if round_ is not None else event_round,
+            "Round": str(round_) if round_ else event_round,  # round 0: before a pairing
             "WhiteA": players.get("white_a", "?"),
             "BlackA": players.get("black_a", "?"),
             "WhiteB": players.get("white_b", "?"),
