@@ -127,6 +127,10 @@ def fresh_record(match: Match) -> GameRecord:
 def check_views(bridge: Bridge, subscriber: Subscriber) -> None:
     """The incremental views equal a record derived afresh from the match log."""
     match = bridge.reconstructor.match
+    if match.record:  # the newest fact holds the boards as they stand
+        last = match.record[-1]
+        assert last.fens == {board: match.fen(board) for board in BoardId}
+        assert last.pockets == match.pockets()
     record = fresh_record(match)
     document = BpgnDocument()
     document.update(record.entries, 0)

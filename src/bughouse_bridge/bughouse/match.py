@@ -323,16 +323,14 @@ class Match:
     ) -> list[MatchEvent]:
         """Pair the log entry just made with what it put on record; returns ``events``."""
         state = self._state
-        state.written.append(
-            Recorded(
-                t,
-                tuple(event for event in events if is_record_event(event)),
-                {board: self.fen(board) for board in BoardId},
-                dict(state.plies),
-                self.pockets(),
-                gap,
-            )
-        )
+        recorded = tuple(event for event in events if is_record_event(event))
+        # A move's (or a correction's) event holds its board's FEN and every pocket as they
+        # are at the end of its log entry (nothing after it in the entry changes a board).
+        carriers = [e for e in recorded if isinstance(e, MovePlayed | PositionAccepted | PocketSet)]
+        known = {event.board: event.fen for event in carriers}
+        fens = {board: known.get(board) or self.fen(board) for board in BoardId}
+        pockets = carriers[-1].pockets if carriers else self.pockets()
+        state.written.append(Recorded(t, recorded, fens, dict(state.plies), pockets, gap))
         return events
 
     def play_quietly(self, move: BughouseMove) -> bool:
