@@ -192,17 +192,19 @@ class Game:
         messages for entries beyond the record's end, the header and the BPGN."""
         entries = self.record.entries
         clocks = {str(board): view.clock() for board, view in self.views.items()}
-        old, published = self.published, self.published[:first]
+        published = self.published
+        stale = published[first:]  # as published before: only what changed (O(1) a move)
+        del published[first:]
         publications = []
         for index in range(first, len(entries)):
             entry = entries[index]
-            was = old[index] if index < len(old) else None
+            was = stale[index - first] if index - first < len(stale) else None
             kept = was[1] if was is not None and _same_moment(was[0], entry) else clocks
             fields = entry_fields(entry, self.id.teams, kept)
             publications.append(wire.record_entry(index + 1, entry.t, fields))
             published.append((entry, kept))
-        publications += [wire.record_cleared(n) for n in range(len(entries) + 1, len(old) + 1)]
-        self.published = published
+        ended = first + len(stale)
+        publications += [wire.record_cleared(n) for n in range(len(entries) + 1, ended + 1)]
         text = self.bpgn_text(wire.origin_epoch)
         return [*publications, wire.record_header(self.header()), wire.bpgn(text)]
 
