@@ -15,6 +15,7 @@ microseconds are noise. Bytes: every payload the step publishes, by topic.
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import random
@@ -234,6 +235,11 @@ def child(name: str, start: int, count: int, stage: str) -> None:
     moves = long_enough(PLAYOUTS[name], start + count)
     bridge = new_bridge()
     for ply, move in enumerate(moves):
+        if ply == start:
+            # The same heap in every stage here; no collection inside the counted moves (one
+            # stage's extra allocations would move a full collection into or out of them).
+            gc.collect()
+            gc.disable()
         if ply >= start and stage == "none":
             break
         events = bridge.reconstructor.match.play(move, t=float(ply), clock_ms=1000)
@@ -299,7 +305,8 @@ def instructions_text(results: dict[str, dict[int, dict[str, float]]]) -> str:
         [
             f"Instructions (valgrind's callgrind, `--instructions`): the {COUNTED} moves from ply",
             "10 and from ply 200 of one playout of each kind, counted by difference of whole",
-            "runs (a game to that ply, then the moves not played, played, played and published).",
+            "runs (a game to that ply, then the moves not played, played, played and published;",
+            "no garbage collection among the counted moves).",
             "",
             "| playout | from ply | play M instructions / move | step M instructions / move |",
             "|---|---:|---:|---:|",
