@@ -1,10 +1,11 @@
-"""The cost of the game record: the bridge rebuilds and republishes the BPGN after every move.
+"""The cost of writing and reading a whole game's BPGN at once.
 
 Run: ``.venv/bin/python bench/bench_bpgn.py`` (rewrites its section of bench/README.md).
 
-Per publication = ``game_from_match_log`` + ``write_bpgn`` over the whole game so far (what
-``Bridge.bpgn_text`` does after each move, takeback, removal and result), measured at the end of
-the game, where it is dearest; reading = ``parse_bpgn`` of the written text. Best of 5 runs.
+Writing = ``game_from_match_log`` + ``write_bpgn`` over the whole game (the whole-game writer of
+an event list: replays, tools; until issue 20 the bridge did this after every move — it now
+writes one half-move at a time, see ``bench_record.py``); reading = ``parse_bpgn`` of the
+written text. Best of 5 runs.
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ def section(rows: list[str]) -> str:
             "",
             "Run: `.venv/bin/python bench/bench_bpgn.py` (rewrites this section).",
             "",
-            "The bridge rebuilds the whole record after every move (`Bridge.bpgn_text`:",
-            "`game_from_match_log` + `write_bpgn`), so one publication costs O(half-moves); the",
-            "figures are at the end of each game, where it is dearest. Best of 5 runs.",
+            "The whole game written at once (`game_from_match_log` + `write_bpgn`, O(half-moves))",
+            "and read back (`parse_bpgn`). Until issue 20 the bridge did this after every move;",
+            'it now writes one half-move at a time ("Publishing a move" below). Best of 5 runs.',
             "",
-            "| game | half-moves | bytes | ms / publication | µs per half-move | parse ms |",
+            "| game | half-moves | bytes | ms to write | µs per half-move | parse ms |",
             "|---|---:|---:|---:|---:|---:|",
             *rows,
             "",

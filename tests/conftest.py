@@ -6,6 +6,10 @@ scripts/test): see ``suite_order``.
 """
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -25,3 +29,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         items[:] = dealt_to_workers(items, workers)
+
+
+@pytest.fixture
+def hall_home() -> Iterator[Path]:
+    """A folder for a hall that the broker's user can enter, as an organiser's /srv would be:
+    ``hall init`` run as root (the tests are) hands the broker's files to the ``mosquitto``
+    user, who cannot enter pytest's private tmp folders."""
+    home = Path(tempfile.mkdtemp(prefix="bughouse-hall-"))
+    home.chmod(0o755)
+    yield home
+    shutil.rmtree(home, ignore_errors=True)

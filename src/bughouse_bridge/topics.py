@@ -89,6 +89,19 @@ class Topics:
         return f"{self.root}/match/{self.match}/bpgn"
 
     @property
+    def record(self) -> str:
+        """The record's header (contract §2, "The game record")."""
+        return f"{self.root}/match/{self.match}/record"
+
+    def record_entry(self, n: int) -> str:
+        return f"{self.root}/match/{self.match}/record/{n}"
+
+    @property
+    def games(self) -> str:
+        """The games this bridge played (contract §2, "A box's games")."""
+        return f"{self.root}/bridge/{self.bridge}/games"
+
+    @property
     def alerts(self) -> str:
         return f"{self.root}/alerts"
 
@@ -308,3 +321,72 @@ def event_publications(topics: Topics, payload: Mapping[str, Any]) -> list[Publi
     if payload["type"] == "alert":
         publications.append(Publication(topics.alerts, body, qos=1, retain=False))
     return publications
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """One bridge serving one match, on the wire: each method turns one thing the core knows
+    into its publication (topic, envelope, payload, QoS, retain), so that the core crosses into
+    this module once per message."""
+
+    topics: Topics
+    boot_id: str
+    origin_epoch: float = 0.0  # wall-clock epoch of t = 0, only used for ``ts``
+
+    @property
+    def envelope(self) -> Envelope:
+        return Envelope(self.topics.bridge, self.topics.match, self.boot_id)
+
+    def ts(self, t: float) -> str:
+        return format_ts(self.origin_epoch + t)
+
+    def event(
+        self, event: MatchEvent, *, seq: int, teams: Teams, after_result: bool
+    ) -> tuple[dict[str, Any], list[Publication]]:
+        """An event's payload (contract §3) and where it goes."""
+        payload = event_payload(
+            event, envelope=self.envelope, seq=seq, ts=self.ts(event.t), teams=teams
+        )
+        if after_result:
+            payload["after_result"] = True
+        return payload, event_publications(self.topics, payload)
+
+    def state(self, snapshot: Mapping[str, Any], t: float) -> Publication:
+        payload = self.envelope.wrap(seq=None, ts=self.ts(t), t=t, kind="state")
+        payload.update(snapshot)
+        return Publication(self.topics.state, encode_json(payload), qos=1, retain=True)
+
+    def clock(self, board: str, t: float, now: float, clock: Mapping[str, Any]) -> Publication:
+        payload = self.envelope.wrap(seq=None, ts=self.ts(now), t=t, kind="clock")
+        payload.update({"board": board, **clock})
+        return Publication(self.topics.clock, encode_json(payload), qos=0, retain=False)
+
+    def device(self, link: str, info: Mapping[str, Any]) -> Publication:
+        return Publication(self.topics.device(link), encode_json(info), qos=1, retain=True)
+
+    def bpgn(self, text: str) -> Publication:
+        return Publication(self.topics.bpgn, text.encode(), qos=1, retain=True)
+
+    def record_entry(self, n: int, t: float, fields: Mapping[str, Any]) -> Publication:
+        """Entry ``n`` of the game record (contract §2, "The game record")."""
+        payload = {
+            "schema": SCHEMA_VERSION,
+            "match": self.topics.match,
+            "n": n,
+            "t": round(t, 4),
+            "ts": self.ts(t),
+            **fields,
+        }
+        return Publication(self.topics.record_entry(n), encode_json(payload), qos=1, retain=True)
+
+    def record_cleared(self, n: int) -> Publication:
+        """Entry ``n`` is no longer part of the record: its retained message goes."""
+        return Publication(self.topics.record_entry(n), b"", qos=1, retain=True)
+
+    def record_header(self, fields: Mapping[str, Any]) -> Publication:
+        payload = {"schema": SCHEMA_VERSION, "match": self.topics.match, **fields}
+        return Publication(self.topics.record, encode_json(payload), qos=1, retain=True)
+
+    def games(self, fields: Mapping[str, Any]) -> Publication:
+        payload = {"schema": SCHEMA_VERSION, "bridge": self.topics.bridge, **fields}
+        return Publication(self.topics.games, encode_json(payload), qos=1, retain=True)

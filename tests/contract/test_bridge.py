@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from bughouse_bridge.bridge import Bridge, BridgeConfig, replay_chunks
+from bughouse_bridge.bridge import Bridge, BridgeConfig, replay_chunks, run_to
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
@@ -58,14 +58,21 @@ def test_replay_is_deterministic():
     assert first.publications == second.publications
 
 
-def test_every_event_is_followed_by_the_retained_state():
+def test_each_step_publishes_one_retained_state_after_its_events():
+    """Contract §2, "What is published when": the state follows the events it reflects, once
+    per step (a mating move's move, check, mate and result events share one state)."""
     bridge = make_bridge()
-    output = replayed(bridge)
-    topics = [p.topic for p in output.publications]
-    for index, topic in enumerate(topics):
-        if topic == bridge.topics.events:
-            following = topics[index + 1 : index + 4]
-            assert bridge.topics.state in following
+    steps = []
+    for t, link, data in game_chunks():
+        steps += [run_to(bridge, t), bridge.receive(link, data, t)]
+    steps.append(run_to(bridge, 10_000.0))
+    with_events = [step for step in steps if step.events]
+    assert len(with_events) > 20
+    for step in with_events:
+        topics = [p.topic for p in step.publications]
+        assert topics.count(bridge.topics.state) == 1
+        last_event = max(i for i, topic in enumerate(topics) if topic == bridge.topics.events)
+        assert topics.index(bridge.topics.state) > last_event
 
 
 def test_muted_events_keep_their_numbers_but_are_not_published():

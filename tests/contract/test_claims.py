@@ -89,6 +89,12 @@ class Wire:
         self.clock(board, not mover)
         return self.wait(1.0)
 
+    def set_up(self, board: BoardId, fen: str) -> Wire:
+        """The arbiter sets a position up on ``board``; the board reports it whole."""
+        self.physical[board] = chess.Board(fen)
+        self._send(board, board_to_dump(self.physical[board]))
+        return self.wait(2.0)
+
     def flag(self, board: BoardId, color: chess.Color) -> Wire:
         self.times[board][0 if color == chess.WHITE else 1] = 0
         self.clock(board, None)  # the flag fell: the clock blocks at zero with the flag bits

@@ -85,7 +85,7 @@ PLAYED = _played_bridge()
 def played() -> Bridge:
     """A private copy of a bridge 200 chunks into a game (the frozen config is shared)."""
     config = PLAYED._config
-    frozen = (config, config.rules, config.reconstructor, PLAYED._factory)
+    frozen = (config, config.rules, config.reconstructor)
     return copy.deepcopy(PLAYED, {id(item): item for item in frozen})
 
 
@@ -213,7 +213,7 @@ def test_without_a_checkpoint_a_failure_says_it_may_be_partly_done(monkeypatch):
         raise ZeroDivisionError
 
     monkeypatch.setattr(Match, "takeback", takeback_then_fail)
-    monkeypatch.setattr(Bridge, "_checkpoint", lambda _bridge: None)
+    monkeypatch.setattr(Bridge, "checkpoint", lambda _bridge: None)
     response, _ = bridge.command("takeback", b'{"board": "A"}', now=700.0)
     assert response["ok"] is False
     assert response["error"].endswith("ask for status: it may be partly done")

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture
-def hall(tmp_path: Path) -> Iterator[Hall]:
+def hall(hall_home: Path) -> Iterator[Hall]:
     if not MOSQUITTO.exists():
         pytest.skip("mosquitto is not installed")
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed (hall init makes the TLS files with it)")
-    broker = Hall.create(tmp_path / "hall")
+    broker = Hall.create(hall_home / "hall")
     broker.start()
     yield broker
     broker.stop()

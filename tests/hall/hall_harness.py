@@ -1,15 +1,18 @@
-"""A hall broker started from ``hall init``'s own output, on free ports in a tmp dir.
+"""A hall broker started from ``hall init``'s own output, on free ports.
 
-The files are the ones an organiser would get; the only additions for a test are free ports, a
-loopback listener and ``user`` set to whoever runs the test (mosquitto started as root switches
-to the ``mosquitto`` user otherwise, who cannot read a tmp dir).
+The files are the ones an organiser gets (the choices a test makes are those ``hall init``
+offers: free ports, a loopback listener), and the broker starts exactly as the printed next
+steps say — the tests run as root, so mosquitto switches to the user ``hall init`` handed its
+files to. Like an organiser's ``/srv/bughouse-hall``, the hall lives in a folder that user can
+enter (``hall_home``), not in pytest's private tmp folders.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
+import shlex
+import shutil
 import socket
 import ssl
 import subprocess
@@ -21,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 import aiomqtt
 
-from bughouse_bridge.daemon.hall_init import write_hall
+from bughouse_bridge.daemon.hall_init import next_steps, write_hall
 from bughouse_bridge.hall.broker import HallPlan, Uplink
-from private_mosquitto import MOSQUITTO, free_port
+from private_mosquitto import free_port
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -66,10 +69,9 @@ class Hall:
             rounds=rounds,
             uplink=uplink,
             listen="127.0.0.1",
-            broker_user=getpass.getuser(),
         )
-        write_hall(directory, plan)
-        return cls(directory.resolve(), plan)
+        _, written = write_hall(directory, plan)
+        return cls(directory.resolve(), written)
 
     @property
     def credentials(self) -> dict[str, Any]:
@@ -84,9 +86,16 @@ class Hall:
     def tls(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=str(self.directory / "tls/ca.crt"))
 
+    def start_command(self) -> list[str]:
+        """Step 1 of the next steps ``hall init`` prints, word for word."""
+        steps = next_steps(self.directory, self.plan)
+        line = next(line for line in steps.splitlines() if "Start the broker:" in line)
+        return shlex.split(line.split("Start the broker:", 1)[1])
+
     def start(self) -> None:
-        conf = self.directory / "mosquitto.conf"
-        self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(conf)])
+        command = self.start_command()
+        command[0] = shutil.which(command[0]) or command[0]
+        self.process = subprocess.Popen(command)
         wait_for_port(self.plan.mqtt_port)
         wait_for_port(self.plan.ws_port)
 

@@ -74,6 +74,29 @@ async def test_anonymous_and_viewer_read_the_broadcast_but_cannot_publish(hall):
     assert [m for m in everything.messages if m[1] != box_payload] == []
 
 
+async def test_viewers_read_the_game_record_and_a_box_writes_only_its_own(hall):
+    """Issue 20: the record topics and the games index are broadcast; only their box writes."""
+    own = [
+        hall.topic("match/r1-t1/record"),
+        hall.topic("match/r1-t1/record/7"),
+        hall.topic("bridge/table-1/games"),
+    ]
+    async with (
+        Recorder(
+            hall.client(None), [hall.topic("match/+/record/#"), hall.topic("bridge/+/games")]
+        ) as anonymous,
+        hall.client("table-1") as box,
+    ):
+        for topic in own:
+            await publish(box, topic, b"mine")
+        await publish(box, hall.topic("match/r1-t2/record/1"), b"not my table")
+        await publish(box, hall.topic("bridge/table-2/games"), b"not my bridge")
+        await publish(anonymous.client, hall.topic("match/r1-t1/record/8"), b"forged")
+        await anonymous.wait_for(lambda: len(anonymous.messages) >= len(own), what="record")
+        await asyncio.sleep(SETTLE)
+    assert sorted(anonymous.messages) == sorted((topic, b"mine") for topic in own)
+
+
 async def test_anonymous_cannot_read_alerts_or_requests(hall):
     async with (
         Recorder(
@@ -150,8 +173,8 @@ async def test_hall_status_sees_the_box_online_with_its_match(hall, tmp_path):
     assert "r0-t1 playing plies 0/0" in line
 
 
-async def test_websockets_over_tls_with_ws_tls(tmp_path):
-    secure = Hall.create(tmp_path / "wss", tables=1, ws_tls=True)
+async def test_websockets_over_tls_with_ws_tls(hall_home):
+    secure = Hall.create(hall_home / "wss", tables=1, ws_tls=True)
     secure.start()
     try:
         events = secure.topic("match/r1-t1/events")

@@ -20,12 +20,12 @@ def hall(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False, timeout=60)
 
 
-def test_init_writes_every_file_with_secrets_private(tmp_path):
-    done = hall("init", str(tmp_path / "h"), "--tables", "3", "--host", "hall.lan")
+def test_init_writes_every_file_with_secrets_private(tmp_path, hall_home):
+    done = hall("init", str(hall_home / "h"), "--tables", "3", "--host", "hall.lan")
     assert done.returncode == 0, done.stderr
     assert "Next steps" in done.stdout
     assert "mosquitto -c" in done.stdout
-    root = tmp_path / "h"
+    root = hall_home / "h"
     for name in ("mosquitto.conf", "acl", "passwd", "credentials.toml", "table-3.toml"):
         assert (root / name).is_file(), name
     for secret in ("passwd", "credentials.toml", "boxes/table-2.password", "tls/server.key"):
@@ -53,9 +53,9 @@ def test_init_writes_every_file_with_secrets_private(tmp_path):
     assert "IP Address:127.0.0.1" in san
 
 
-def test_a_box_config_from_init_loads(tmp_path):
-    assert hall("init", str(tmp_path / "h"), "--tables", "2").returncode == 0
-    config = str(tmp_path / "h" / "table-2.toml")
+def test_a_box_config_from_init_loads(tmp_path, hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "2").returncode == 0
+    config = str(hall_home / "h" / "table-2.toml")
     check = subprocess.run(
         [sys.executable, "-m", "bughouse_bridge", "run", "--config", config, "--check-config"],
         capture_output=True,
@@ -65,9 +65,9 @@ def test_a_box_config_from_init_loads(tmp_path):
     assert check.returncode == 0, check.stderr
 
 
-def test_init_refuses_to_overwrite_a_hall(tmp_path):
-    assert hall("init", str(tmp_path / "h"), "--tables", "1").returncode == 0
-    again = hall("init", str(tmp_path / "h"), "--tables", "1")
+def test_init_refuses_to_overwrite_a_hall(tmp_path, hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "1").returncode == 0
+    again = hall("init", str(hall_home / "h"), "--tables", "1")
     assert again.returncode == 1
     assert "--force" in again.stderr
 
@@ -80,27 +80,27 @@ def test_init_refuses_to_overwrite_a_hall(tmp_path):
         (["--tables", "2", "--mqtt-port", "9001", "--ws-port", "9001"], "must differ"),
     ],
 )
-def test_init_explains_bad_arguments(tmp_path, args, message):
-    done = hall("init", str(tmp_path / "h"), *args)
+def test_init_explains_bad_arguments(tmp_path, args, message, hall_home):
+    done = hall("init", str(hall_home / "h"), *args)
     assert done.returncode == 2
     assert message in done.stderr
-    assert not (tmp_path / "h").exists()
+    assert not (hall_home / "h").exists()
 
 
-def test_round_explains_a_bad_file_and_publishes_nothing(tmp_path):
-    assert hall("init", str(tmp_path / "h"), "--tables", "1").returncode == 0
+def test_round_explains_a_bad_file_and_publishes_nothing(tmp_path, hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "1").returncode == 0
     bad = tmp_path / "round.toml"
     bad.write_text("round = 1\n")
-    done = hall("round", str(bad), "--hall", str(tmp_path / "h"), "--port", str(free_port()))
+    done = hall("round", str(bad), "--hall", str(hall_home / "h"), "--port", str(free_port()))
     assert done.returncode == 2
     assert "at least one" in done.stderr
 
 
-def test_round_says_when_the_broker_is_unreachable(tmp_path):
-    assert hall("init", str(tmp_path / "h"), "--tables", "1").returncode == 0
+def test_round_says_when_the_broker_is_unreachable(tmp_path, hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "1").returncode == 0
     good = tmp_path / "round.csv"
     good.write_text("round,table,team,white_a,black_a,white_b,black_b\n1,1,A,,a,b,\n1,1,B,c,,,d\n")
-    done = hall("round", str(good), "--hall", str(tmp_path / "h"), "--port", str(free_port()))
+    done = hall("round", str(good), "--hall", str(hall_home / "h"), "--port", str(free_port()))
     assert done.returncode == 1
     assert "cannot publish" in done.stderr
 

@@ -93,10 +93,10 @@ def play(table: Table, game: BpgnGame, *, seed: int, after: GamePlan | None = No
     return plan
 
 
-async def test_uplink_viewers_see_every_event_in_order_across_an_outage(tmp_path):
+async def test_uplink_viewers_see_every_event_in_order_across_an_outage(tmp_path, hall_home):
     uplink = Mosquitto(tmp_path, persistence=True)
     uplink.start()
-    hall = Hall.create(tmp_path / "hall", tables=1, uplink=Uplink("127.0.0.1", uplink.port))
+    hall = Hall.create(hall_home / "hall", tables=1, uplink=Uplink("127.0.0.1", uplink.port))
     hall.start()
     table = Table(tmp_path, seed=5)
     events_topic = hall.topic("match/+/events")
@@ -169,8 +169,8 @@ second = { name = "Foxes", white_a = "Gus", black_b = "Hana" }
 WINNERS = {1: {1: "tigers", 2: "foxes"}, 2: {1: "foxes", 2: "tigers"}}
 
 
-async def test_two_rounds_of_two_tables_without_a_typed_command(tmp_path):
-    hall = Hall.create(tmp_path / "hall", tables=2)
+async def test_two_rounds_of_two_tables_without_a_typed_command(tmp_path, hall_home):
+    hall = Hall.create(hall_home / "hall", tables=2)
     hall.start()
     for n in (1, 2):
         (tmp_path / f"t{n}").mkdir()
@@ -243,3 +243,103 @@ async def wait_for_file_rows(path: Path, rows: int, within: float = 30.0) -> Non
     async with asyncio.timeout(within):
         while not has_rows(path, rows):  # noqa: ASYNC110 - polling a file, no event to wait on
             await asyncio.sleep(0.2)
+
+
+async def test_three_games_at_one_table_each_its_own_from_first_event_to_archive(
+    tmp_path, hall_home
+):
+    """Issue 20, done when: round 1 with two games (the second starts when the boards stand in
+    the start position after the first's mate), then round 2, at one table of a hall. No event of
+    a game is marked ``after_result`` but the finished game's own late ones; each game is
+    archived by the box under its own name and number with its players; the results list all
+    three; the box's games index lists them."""
+    hall = Hall.create(hall_home / "hall", tables=1)
+    hall.start()
+    (tmp_path / "t1").mkdir()
+    table = Table(tmp_path / "t1", seed=7)
+    out = tmp_path / "results"
+    collector = ResultsCollector(out)
+    connection = HallConnection.from_hall(hall.directory)
+    state_dir = tmp_path / "box-1"
+    try:
+        async with (
+            Recorder(
+                hall.client("arbiter"),
+                [hall.topic("match/+/events"), hall.topic("bridge/table-1/games")],
+            ) as seen,
+            box(hall, 1, table, state_dir),
+        ):
+            service = asyncio.create_task(run_collector(connection, collector, until=None))
+            await table.wait_for_host()
+
+            def events() -> list[dict[str, Any]]:
+                return dedupe([json.loads(p) for t, p in seen.messages if t.endswith("/events")])
+
+            def on(match: str) -> bool:
+                return any(e["match"] == match and e["type"] == "move" for e in events())
+
+            await publish_round_file(hall, tmp_path, 1)
+            await seen.wait_for(lambda: taken_match(seen, hall, "r1-t1"), 20, "round 1 taken")
+            plan = play(table, scholars_mate(), seed=71)
+            await table.finished(plan)
+            plan = play(table, scholars_mate(), seed=72, after=plan)  # set up again: game 2
+            await seen.wait_for(lambda: on("r1-t1-g2"), 30, "the second game of round 1")
+            await publish_round_file(hall, tmp_path, 2)  # waits for game 2's result
+            await table.finished(plan)
+            plan = play(table, scholars_mate(), seed=73, after=plan)
+            await table.finished(plan)
+            await seen.wait_for(
+                lambda: sum(e["type"] == "result" for e in events()) == 3, 30, "three results"
+            )
+            await wait_for_file_rows(out / "round-1.csv", 2)
+            await wait_for_file_rows(out / "round-2.csv", 1)
+            service.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await service
+            index = json.loads(next(p for t, p in reversed(seen.messages) if t.endswith("/games")))
+    finally:
+        table.close()
+        hall.stop()
+    assert_only_late_moves_after_a_result(events())
+    assert_each_game_archived(state_dir)
+    rows = {number: list(csv.DictReader((out / f"round-{number}.csv").open())) for number in (1, 2)}
+    assert [(r["match"], r["game"], r["winner"]) for r in rows[1]] == [
+        ("r1-t1", "1", "tigers"),
+        ("r1-t1-g2", "2", "tigers"),
+    ]
+    assert [(r["match"], r["winner"]) for r in rows[2]] == [("r2-t1", "foxes")]
+    assert [(g["match"], g["game"]) for g in index["games"]] == [
+        ("r1-t1", 1),
+        ("r1-t1-g2", 2),
+        ("r2-t1", 1),
+    ]
+
+
+def assert_only_late_moves_after_a_result(events: list[dict[str, Any]]) -> None:
+    decided: set[str] = set()
+    for event in events:
+        assert event.get("after_result", False) == (event["match"] in decided), event
+        if event["type"] == "result":
+            decided.add(event["match"])
+    assert decided == {"r1-t1", "r1-t1-g2", "r2-t1"}
+
+
+def assert_each_game_archived(state_dir: Path) -> None:
+    archived = {
+        path.name.split("_", 1)[1]: parse_bpgn(path.read_text())[0]
+        for path in (state_dir / "games").glob("*.bpgn")
+    }
+    assert sorted(archived) == [
+        "r1-t1-g2_round-1_table-1_game-2.bpgn",
+        "r1-t1_round-1_table-1_game-1.bpgn",
+        "r2-t1_round-2_table-1_game-1.bpgn",
+    ]
+    for name, game in archived.items():
+        white_a = "Gus" if name.startswith("r2") else "Carl"  # round 2: Lions against Foxes
+        assert (game.tags["WhiteA"], game.tags["BlackA"], game.result) == (white_a, "Anna", "1-0")
+        assert [m.san for m in game.moves] == [m.san for m in scholars_mate().moves]
+
+
+def taken_match(seen: Recorder, hall: Hall, match: str) -> bool:
+    games = [json.loads(p) for t, p in seen.messages if t == hall.topic("bridge/table-1/games")]
+    return any(g["current"] == match for g in games)

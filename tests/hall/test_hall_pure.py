@@ -13,6 +13,7 @@ import pytest
 from scholars import games_in_a_row
 
 from bughouse_bridge.bridge import Bridge, BridgeConfig, Output, replay_chunks
+from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.daemon.hall_results import ResultsCollector
@@ -351,15 +352,33 @@ def test_the_next_game_starts_by_itself_with_the_next_pairing():
     first_game, second_game, third_game = games_in_a_row(3)
     bridge = hall_bridge()
     round_command(bridge, round_text(1), 0.0)
-    events = list(replay_chunks(bridge, first_game[: len(first_game) // 2], tail=0.0).events)
+    output = replay_chunks(bridge, first_game[: len(first_game) // 2], tail=0.0)
     # Round 2 arrives mid-game: it waits for the result and the start position.
     response, _ = round_command(bridge, round_text(2), first_game[len(first_game) // 2][0])
     assert response["taken"] is True
     assert response["match"] == "r1-t1"
-    events += replay_chunks(bridge, first_game[len(first_game) // 2 :]).events
-    events += replay_chunks(bridge, second_game).events
+    output += replay_chunks(bridge, first_game[len(first_game) // 2 :])
+    output += replay_chunks(bridge, second_game)
     # No new pairing: the third game is the second of round 2 at this table.
-    events += replay_chunks(bridge, third_game).events
+    output += replay_chunks(bridge, third_game)
+    events = list(output.events)
+    # Issue 20: every game after the first was published "after the result" and archived
+    # under the first game's name and number, which it overwrote.
+    decided: set[str] = set()
+    for event in events:
+        assert event.get("after_result", False) == (event["match"] in decided), event
+        if event["type"] == "result":
+            decided.add(event["match"])
+    files = {f.name: parse_bpgn_game(f.text) for f in output.files}
+    assert sorted(files) == [
+        "1970-01-01_r1-t1_round-1_table-1_game-1.bpgn",
+        "1970-01-01_r2-t1-g2_round-2_table-1_game-2.bpgn",
+        "1970-01-01_r2-t1_round-2_table-1_game-1.bpgn",
+    ]
+    for game in files.values():
+        assert (game.result, game.tags["BlackA"], game.tags["WhiteB"]) == ("1-0", "Anna", "Ben")
+        assert len(game.moves) == 7
+    assert {game.tags["Round"] for game in files.values()} == {"1", "2"}
     results = [(e["match"], e["winner"], e["reason"]) for e in events if e["type"] == "result"]
     assert results == [
         ("r1-t1", "tigers", "checkmate"),

@@ -1,8 +1,10 @@
 """Run pychess-variants' own BPGN importer on one game, outside its web server.
 
 Usage: ``python pychess_runner.py PYCHESS_SERVER_DIR < game.bpgn`` prints one JSON object: what
-pychess.org would store (``moves`` per board in UCI, ``result`` "a" = 1-0 = White A and Black B
-won, "b" = 0-1, "c" draw, "d" unknown, ``players``) or ``{"response": {"error": ...}}``.
+pychess.org would store (``moves`` per board in UCI, ``order`` the board of each half-move in
+file order, ``result`` "a" = 1-0 = White A and Black B won, "b" = 0-1, "c" draw, "d" unknown,
+``players``) or ``{"response": {"error": ...}}``. With ``--serve`` it reads one JSON string (a
+game's text) per line and answers each with one line, for tests that import many games.
 
 PYCHESS_SERVER_DIR holds pychess-variants' ``bug/`` and ``bugchess/`` packages (its ``server/``
 folder, or the vendored copy). They are AGPL-3.0 and stay outside this repository; only their
@@ -70,9 +72,15 @@ def _install_stand_ins(store: _Store) -> None:
     _module("bug.utils_bug", init_players=init_players)
 
 
+_STORES: list[_Store] = []  # the stand-ins are installed once; the importer keeps them
+
+
 def run(text: str) -> dict[str, Any]:
-    store = _Store()
-    _install_stand_ins(store)
+    if not _STORES:
+        _STORES.append(_Store())
+        _install_stand_ins(_STORES[0])
+    store = _STORES[0]
+    store.document = None
     from bug.import_bugh_game import import_game_bpgn  # noqa: PLC0415 - after the stand-ins
 
     request = types.SimpleNamespace(app=None, data={"pgn": text})
@@ -82,10 +90,20 @@ def run(text: str) -> dict[str, Any]:
         moves: dict[str, list[str]] = {"A": [], "B": []}
         for move, board in zip(document["m"], document["o"], strict=True):
             moves["AB"[board]].append(move)
-        answer |= {"moves": moves, "result": document["r"], "players": document["us"]}
+        order = ["AB"[board] for board in document["o"]]
+        answer |= {
+            "moves": moves,
+            "order": order,
+            "result": document["r"],
+            "players": document["us"],
+        }
     return answer
 
 
 if __name__ == "__main__":
     sys.path.insert(0, sys.argv[1])
-    print(json.dumps(run(sys.stdin.read())))
+    if sys.argv[2:] == ["--serve"]:
+        for line in sys.stdin:
+            print(json.dumps(run(json.loads(line))), flush=True)
+    else:
+        print(json.dumps(run(sys.stdin.read())))

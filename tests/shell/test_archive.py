@@ -85,11 +85,14 @@ def test_the_tags_come_from_the_configuration_in_pgn_order(settings):
 def test_unset_event_tags_fall_back_to_the_ids(tmp_path, monkeypatch):
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
     settings = load_settings(None, overrides={"match_id": "m-7", "bridge_id": "box-2"})
-    assert record_tags(settings) == {
-        "Event": "bughouse-bridge match m-7",
-        "Site": "box-2",
-        "Round": "?",
-    }
+    assert record_tags(settings) == {}  # the core fills them in per game
+    bridge = Bridge(bridge_config(settings, boot_id="b", clock_origin_epoch=ORIGIN))
+    tags = parse_bpgn_game(bridge.bpgn_text()).tags
+    assert (tags["Event"], tags["Site"], tags["Round"]) == (
+        "bughouse-bridge match m-7",
+        "box-2",
+        "?",
+    )
 
 
 @pytest.mark.parametrize(
@@ -108,35 +111,42 @@ def test_bad_event_values_are_config_errors_naming_the_key(tmp_path, section, va
 
 def test_a_game_is_archived_once_decided_and_rewritten_when_its_record_changes(settings):
     bridge = Bridge(bridge_config(settings, boot_id="b", clock_origin_epoch=ORIGIN))
-    archive = GameArchive(settings, ORIGIN)
-    first = archive.path_of(1)
-    assert first.name == "2025-11-23_open-2025_round-4_table-3_game-1.bpgn"
-    assert first.parent == settings.state_dir / "games"
+    archive = GameArchive(settings.state_dir)
+    name = "2025-11-23_open-2025_round-4_table-3_game-{}.bpgn"
+    assert archive.folder == settings.state_dir / "games"
 
-    output = command(bridge, "new_game", 1.0)  # the record changes, but nothing is decided
-    assert archive.update(bridge, output) is None
+    output = command(bridge, "new_game", 1.0)  # nothing was played: the same game begins again
+    assert archive.update(output) == []
+    assert bridge.game_number == 1
     assert not list(settings.state_dir.glob("games/*"))
 
     output = command(bridge, "set_result", 5.0, winner="lions", board="B", reason="resign")
-    assert archive.update(bridge, output) == archive.path_of(2)
-    game = parse_bpgn_game(archive.path_of(2).read_text(encoding="utf-8"))
+    assert archive.update(output) == [archive.folder / name.format(1)]
+    game = parse_bpgn_game((archive.folder / name.format(1)).read_text(encoding="utf-8"))
     assert (game.result, game.closing_comment) == ("0-1", "Dora (BlackB) resigns on board B")
 
-    output = command(bridge, "new_game", 9.0)
-    assert archive.update(bridge, output) is None  # game 3 is not decided yet
-    assert [p.name for p in archive.folder.iterdir()] == [archive.path_of(2).name]
+    output = command(bridge, "revoke_result", 6.0, reason="wrong board")
+    assert archive.update(output) == [archive.folder / name.format(1)]  # its record changed
+    assert parse_bpgn_game((archive.folder / name.format(1)).read_text()).result == "*"
+
+    output = command(bridge, "new_game", 9.0)  # game 1 ends: its last record is kept
+    assert archive.update(output) == [archive.folder / name.format(1)]
+    assert bridge.game_number == 2
+    output = command(bridge, "set_result", 12.0, winner="tigers", board="A", reason="resign")
+    assert archive.update(output) == [archive.folder / name.format(2)]
+    assert sorted(p.name for p in archive.folder.iterdir()) == [name.format(1), name.format(2)]
 
 
 def test_an_archive_that_cannot_be_written_is_logged_and_loses_nothing(settings, caplog):
     settings.state_dir.mkdir(parents=True)
     (settings.state_dir / "games").write_text("not a folder")
     bridge = Bridge(bridge_config(settings, boot_id="b", clock_origin_epoch=ORIGIN))
-    archive = GameArchive(settings, ORIGIN)
+    archive = GameArchive(settings.state_dir)
     output = command(bridge, "set_result", 5.0, winner=None, board="A", reason="draw")
     with caplog.at_level(logging.ERROR):
-        assert archive.update(bridge, output) is None
-    assert "cannot archive game 1" in caplog.text
-    assert bridge.game_decided
+        assert archive.update(output) == []
+    assert "cannot archive 2025-11-23_open-2025_round-4_table-3_game-1.bpgn" in caplog.text
+    assert bridge.reconstructor.match.result is not None
 
 
 @pytest.mark.parametrize(
@@ -161,7 +171,7 @@ def test_the_daemon_archives_what_it_routes(settings):
         )
         daemon._route(output)
         (path,) = (settings.state_dir / "games").iterdir()
-        assert path == daemon.archive.path_of(1)
+        assert path.name.endswith("_open-2025_round-4_table-3_game-1.bpgn")
         game = parse_bpgn_game(path.read_text(encoding="utf-8"))
         assert (game.result, game.closing_comment) == (
             "1-0",  # tigers: White A + Black B

@@ -67,8 +67,9 @@ from bughouse_bridge.bughouse.events import (
     StealInfo,
     Takeback,
 )
+from bughouse_bridge.bughouse.record import is_removal
 from bughouse_bridge.bughouse.rules import RuleSet, get_preset
-from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Seat, color_name
+from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Seat, color_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -291,6 +292,10 @@ class BpgnMove:
     @property
     def clock_ms(self) -> int | None:
         return None if self.clock is None else round(self.clock * 1000)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> BpgnMove:
+        """Never changed once made: a copy of a game shares it."""
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -710,7 +715,7 @@ def _tag_text(name: str, value: str) -> str:
     return f'[{name} "{escaped}"]'
 
 
-def _tag_lines(tags: Mapping[str, str]) -> list[str]:
+def tag_lines(tags: Mapping[str, str]) -> list[str]:
     """One tag a line, except ``XElo`` joins ``X`` on its line as bughousedb writes it."""
     lines: list[str] = []
     previous = ""
@@ -723,7 +728,7 @@ def _tag_lines(tags: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _move_text(move: BpgnMove, last_clock: float, *, closes: bool = False) -> str:
+def move_text(move: BpgnMove, last_clock: float, *, closes: bool = False) -> str:
     """The clock first: pychess-variants reads the first comment after a move as its clock and
     fails on other text there. A move whose clock was not read but that has comments (or whose
     next comment is the closing one, ``closes``) gets ``{<last_clock> (clock not read)}`` first:
@@ -762,7 +767,7 @@ def _closing_needed(game: BpgnGame) -> bool:
 
 def write_bpgn(game: BpgnGame) -> str:
     """The game as bughousedb writes it: tags, opening comments, one line of moves, the end."""
-    lines = _tag_lines(game.tags)
+    lines = tag_lines(game.tags)
     lines.extend(f"{{{comment}}}" for comment in game.comments)
     closing = _closing_needed(game)
     if game.moves:
@@ -770,7 +775,7 @@ def write_bpgn(game: BpgnGame) -> str:
         texts: list[str] = []
         for index, move in enumerate(game.moves):
             closes = closing and index == len(game.moves) - 1
-            texts.append(_move_text(move, last_clock.get(move.seat, 0.0), closes=closes))
+            texts.append(move_text(move, last_clock.get(move.seat, 0.0), closes=closes))
             if move.clock is not None:
                 last_clock[move.seat] = move.clock
         lines.append(" ".join(texts))
@@ -823,13 +828,13 @@ def numbered_moves(
     moves: list[BpgnMove] = []
     for item in played:
         move = item if isinstance(item, PlayedMove) else PlayedMove(*item)
-        moves.append(_bpgn_move(move, numbers[move.board]))
+        moves.append(bpgn_move(move, numbers[move.board]))
         if move.color == chess.BLACK:
             numbers[move.board] += 1
     return tuple(moves)
 
 
-def _bpgn_move(move: PlayedMove, number: int) -> BpgnMove:
+def bpgn_move(move: PlayedMove, number: int) -> BpgnMove:
     steal: tuple[BoardId, chess.Square] | None
     if isinstance(move.steal, StealInfo):
         steal = (move.steal.board, move.steal.square)
@@ -952,7 +957,7 @@ def game_from_match_log(
     decided: ResultDecided | None = None
     cut: int | None = None  # how many entries the game had when its result was decided
     for event in events:
-        if isinstance(event, MovePlayed | ResultRevoked | Correction) or _is_removal(event):
+        if isinstance(event, MovePlayed | ResultRevoked | Correction) or is_removal(event):
             entries.append(event)  # type: ignore[arg-type]  # _is_removal narrows to Alert
         if isinstance(event, Takeback):
             entries = _after_takeback(entries, event)
@@ -1008,7 +1013,7 @@ def is_record_event(event: MatchEvent) -> bool:
     (:func:`correction_comment`).
     """
     record_types = MovePlayed | Takeback | ResultDecided | ResultRevoked | Correction
-    return isinstance(event, record_types) or _is_removal(event)
+    return isinstance(event, record_types) or is_removal(event)
 
 
 def mask_unfollowable(
@@ -1031,12 +1036,12 @@ def mask_unfollowable(
     """
     if not diverged and not any(move.steal is not None or move.forced for move in moves):
         return tuple(moves)
-    shadow = _PlainReader(fens or {})
+    shadow = PlainReader(fens or {})
     played = list(ucis) if ucis is not None else [None] * len(moves)
     return tuple(shadow.follow(move, uci) for move, uci in zip(moves, played, strict=True))
 
 
-class _PlainReader:
+class PlainReader:
     """Two crazyhouse boards whose captures feed the partner's pocket: a plain BPGN reader."""
 
     def __init__(self, fens: Mapping[BoardId, str]) -> None:
@@ -1079,10 +1084,6 @@ class _PlainReader:
                 self.boards[board_id.other].pockets[not mover].add(piece)
 
 
-def _is_removal(event: MatchEvent) -> bool:
-    return isinstance(event, Alert) and event.code is AlertCode.ILLEGAL_DROP_REMOVED
-
-
 def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
     """Moves in time order; a removal or a revoked result marks the move before it; a turn handed
     back gets a null move."""
@@ -1091,7 +1092,7 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
     for entry in entries:
         if isinstance(entry, ResultRevoked | Correction):
             if moves:  # before the first move, a correction is an opening comment
-                comments = (*moves[-1].comments, _note_of(entry))
+                comments = (*moves[-1].comments, record_note(entry))
                 moves[-1] = replace(moves[-1], comments=comments)
             continue
         if isinstance(entry, Alert):
@@ -1102,11 +1103,11 @@ def _played_moves(entries: Sequence[_Entry]) -> list[PlayedMove]:
         if last_color.get(entry.board) == entry.color:  # the removal gave the move back
             moves.append(PlayedMove(entry.board, not entry.color, NULL_SAN))
         last_color[entry.board] = entry.color
-        moves.append(_played_move(entry))
+        moves.append(played_move(entry))
     return moves
 
 
-def _note_of(entry: ResultRevoked | Correction) -> str:
+def record_note(entry: ResultRevoked | Correction) -> str:
     if isinstance(entry, ResultRevoked):
         note = f"result {entry.revoked.bpgn_result} revoked: {entry.reason or 'arbiter'}"
     else:
@@ -1114,7 +1115,7 @@ def _note_of(entry: ResultRevoked | Correction) -> str:
     return normalize_comment(note.replace("}", ")"))
 
 
-def _played_move(event: MovePlayed) -> PlayedMove:
+def played_move(event: MovePlayed) -> PlayedMove:
     clock = None if event.clock_ms is None else event.clock_ms / 1000
     return PlayedMove(
         event.board,

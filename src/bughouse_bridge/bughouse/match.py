@@ -3,11 +3,16 @@
 ``Match`` keeps the boards and the log of everything that happened (moves, removed illegal drops,
 flags, results set by the arbiter). A takeback rebuilds the match from that log without the
 board's last ply, because python-chess's ``pop()`` cannot undo a pocket on the other board.
+
+The log is the one source of the game record: every entry is paired with what it put on record
+(``Match.record``, :class:`~bughouse_bridge.bughouse.record.Recorded`). A rebuild (takeback,
+a gap solved or filled anew) keeps the facts of the unchanged entries before the change and
+builds them anew only from there on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import chess
@@ -39,6 +44,7 @@ from bughouse_bridge.bughouse.events import (
 )
 from bughouse_bridge.bughouse.legality import IllegalMoveError, seat_name
 from bughouse_bridge.bughouse.plight import Plight, Verdict, classify
+from bughouse_bridge.bughouse.record import Recorded, is_record_event
 from bughouse_bridge.bughouse.referee import (
     CLAIM_KINDS,
     claim_arguments,
@@ -58,7 +64,7 @@ from bughouse_bridge.bughouse.rules import (
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, Seat
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = ["IllegalMoveError", "Match", "Successor"]
@@ -80,6 +86,7 @@ class _Played:
     move: BughouseMove
     clock_ms: int | None
     force: bool
+    recovered: bool = False  # a gap's ply, found by the gap solver or chosen by the arbiter
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +188,7 @@ class _State:
     illegal: dict[Seat, _IllegalSeen] = field(default_factory=dict)  # claimable (row 10)
     result: ResultDecided | None = None
     log: list[_Entry] = field(default_factory=list)
+    written: list[Recorded] = field(default_factory=list)  # what each log entry put on record
 
     def copy(self) -> _State:
         return _State(
@@ -193,6 +201,7 @@ class _State:
             illegal=dict(self.illegal),
             result=self.result,
             log=list(self.log),
+            written=list(self.written),
         )
 
 
@@ -223,6 +232,12 @@ class Match:
     @property
     def result(self) -> ResultDecided | None:
         return self._state.result
+
+    @property
+    def record(self) -> Sequence[Recorded]:
+        """What each entry of the log put on record, in log order (read only; see
+        :class:`~bughouse_bridge.bughouse.record.GameRecord`)."""
+        return self._state.written
 
     def fen(self, board: BoardId) -> str:
         """Crazyhouse FEN with the pocket in brackets (promoted pieces marked ``~``)."""
@@ -295,9 +310,28 @@ class Match:
         self, move: BughouseMove, *, t: float, clock_ms: int | None = None, force: bool = False
     ) -> list[MatchEvent]:
         """Play a move. Illegal: IllegalMoveError, unless ``force`` lets an illegal drop stand."""
-        judgement = self._admit(move, force=force)
-        self._state.log.append(_Played(t, move, clock_ms, force))
-        return self._apply(move, t, clock_ms, judgement)
+        return self._play_entry(_Played(t, move, clock_ms, force))
+
+    def _play_entry(self, entry: _Played) -> list[MatchEvent]:
+        judgement = self._admit(entry.move, force=entry.force)
+        self._state.log.append(entry)
+        events = self._apply(entry, judgement)
+        return self._recorded(entry.t, events)
+
+    def _recorded(
+        self, t: float, events: list[MatchEvent], *, gap: int | None = None
+    ) -> list[MatchEvent]:
+        """Pair the log entry just made with what it put on record; returns ``events``."""
+        state = self._state
+        recorded = tuple(event for event in events if is_record_event(event))
+        # A move's (or a correction's) event holds its board's FEN and every pocket as they
+        # are at the end of its log entry (nothing after it in the entry changes a board).
+        carriers = [e for e in recorded if isinstance(e, MovePlayed | PositionAccepted | PocketSet)]
+        known = {event.board: event.fen for event in carriers}
+        fens = {board: known.get(board) or self.fen(board) for board in BoardId}
+        pockets = carriers[-1].pockets if carriers else self.pockets()
+        state.written.append(Recorded(t, recorded, fens, dict(state.plies), pockets, gap))
+        return events
 
     def play_quietly(self, move: BughouseMove) -> bool:
         """Play a legal move as ``play`` does, but build no events (no SAN, FEN or alerts):
@@ -327,10 +361,9 @@ class Match:
         square_free = board.piece_at(move.move.to_square) is None
         return move.is_drop and square_free and move.move.drop != chess.KING
 
-    def _apply(
-        self, move: BughouseMove, t: float, clock_ms: int | None, judgement: Judgement
-    ) -> list[MatchEvent]:
+    def _apply(self, entry: _Played, judgement: Judgement) -> list[MatchEvent]:
         state = self._state
+        move, t = entry.move, entry.t
         san = self.san(move)  # of the position before the move
         seat, applied = self._advance(move, judgement)
         played = MovePlayed(
@@ -342,9 +375,10 @@ class Match:
             san=san,
             fen=self.fen(move.board),
             pockets=self.pockets(),
-            clock_ms=clock_ms,
+            clock_ms=entry.clock_ms,
             steal=applied.steal,
             forced=not judgement.legal,
+            recovered=entry.recovered,
         )
         events: list[MatchEvent] = [played, *self._forced_alert(judgement, seat, t)]
         return events + self._after_change(t, seat)
@@ -383,7 +417,7 @@ class Match:
         if square is None:
             raise ValueError(f"no illegal drop stands on board {board}")
         self._state.log.append(_DropRemoved(t, board))
-        return self._remove_drop(board, square, t)
+        return self._recorded(t, self._remove_drop(board, square, t))
 
     def _remove_drop(self, board_id: BoardId, square: chess.Square, t: float) -> list[MatchEvent]:
         board = self._state.boards[board_id]
@@ -520,7 +554,7 @@ class Match:
     def flag(self, board: BoardId, color: chess.Color, *, t: float, at: float) -> list[MatchEvent]:
         """A clock reached zero (row 12, note H): ``at`` is the clock-derived zero crossing."""
         self._state.log.append(_FlagFell(t, Seat(board, color), at))
-        return self._flag(Seat(board, color), t, at)
+        return self._recorded(t, self._flag(Seat(board, color), t, at))
 
     def _flag(self, seat: Seat, t: float, at: float) -> list[MatchEvent]:
         state = self._state
@@ -574,7 +608,7 @@ class Match:
         if winner_team not in (0, 1, None):
             raise ValueError(f"winner_team must be 0, 1 or None (draw), not {winner_team!r}")
         self._state.log.append(_ResultSet(t, winner_team, board, reason))
-        return self._decide(winner_team, board, reason, t)
+        return self._recorded(t, self._decide(winner_team, board, reason, t))
 
     # --- claims (rows 10 and 13) and revoking a result ----------------------------------------
 
@@ -588,6 +622,7 @@ class Match:
             return "", {}
         entry = _IllegalSeen(t, seat, uci, self.ply(board))
         self._state.log.append(entry)
+        self._recorded(t, [])
         self._state.illegal[seat] = entry
         return illegal_claim_note(self._rules, seat)
 
@@ -601,7 +636,7 @@ class Match:
         moment = t if at is None else at
         self._check_claim(seat, claim, moment)
         self._state.log.append(_ClaimConfirmed(t, seat, claim, moment))
-        return self._claim_result(seat, claim, moment, t)
+        return self._recorded(t, self._claim_result(seat, claim, moment, t))
 
     def _check_claim(self, seat: Seat, claim: str, moment: float) -> None:
         if claim not in CLAIM_KINDS:
@@ -685,7 +720,7 @@ class Match:
             if self._state.plights[board_id].plight is Plight.MATE_FINAL
             and not (result.reason == "checkmate" and result.board is board_id)
         ]
-        return events + self._decide_mates(finals, t)
+        return self._recorded(t, events + self._decide_mates(finals, t))
 
     # --- arbiter corrections -------------------------------------------------------------------
 
@@ -699,7 +734,7 @@ class Match:
         """
         _check_placement(placement)
         self._state.log.append(_Accepted(t, board, placement))
-        return self._accept(board, placement, t)
+        return self._recorded(t, self._accept(board, placement, t))
 
     def _accept(self, board_id: BoardId, placement: str, t: float) -> list[MatchEvent]:
         board = self._state.boards[board_id]
@@ -723,7 +758,7 @@ class Match:
         letters = _pocket_pieces(pieces)
         seat = Seat(board, color)
         self._state.log.append(_PocketSet(t, seat, letters))
-        return self._set_pocket(seat, letters, t)
+        return self._recorded(t, self._set_pocket(seat, letters, t))
 
     def _set_pocket(self, seat: Seat, letters: str, t: float) -> list[MatchEvent]:
         board = self._state.boards[seat.board]
@@ -758,6 +793,7 @@ class Match:
         one entry (``resolve_gap`` replaces it by plies, ``refill_gap`` by other positions)."""
         before = {board_id: self.fen(board_id) for board_id in BoardId}
         self._fill(_GapFilled(t, gap, dict(fens), frozenset(boards), before))
+        self._recorded(t, [], gap=gap)
 
     def _fill(self, entry: _GapFilled) -> None:
         self._state.log.append(entry)
@@ -787,9 +823,8 @@ class Match:
     def before_gap(self, gap: int) -> Match:
         """The match as it stood just before the gap (what a new solve of it starts from).
         ValueError for a gap that is not open."""
-        rebuilt = Match(self._rules, fens=self._fens)
-        rebuilt._replay(self._state.log[: _gap_index(self._state.log, gap)])
-        return rebuilt
+        index = _gap_index(self._state.log, gap)
+        return self._rebuilt(self._state.log[:index], index)
 
     def refill_gap(self, gap: int, fens: Mapping[BoardId, str]) -> None:
         """Set the gap's boards to other positions (a later, settled look at them): the gap's
@@ -877,10 +912,7 @@ class Match:
         rebuilt: Match = self.before_gap(gap)
         events: list[MatchEvent] = []
         for move in moves:
-            events += [
-                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
-                for event in rebuilt.play(move, t=t)
-            ]
+            events += rebuilt._play_entry(_Played(t, move, None, force=False, recovered=True))
         rebuilt._replay(log[index + 1 :])
         self._state = rebuilt._state
         return events
@@ -903,8 +935,8 @@ class Match:
                 f"the position of board {board} was accepted after its last move; "
                 "correct it with accept or set_pocket instead"
             )
-        kept = [e for i, e in enumerate(log) if i != index and not _removal_of(e, board, i, index)]
-        rebuilt = Match(self._rules, fens=self._fens)
+        kept = [e for i, e in enumerate(log) if i > index and not _removal_of(e, board, i, index)]
+        rebuilt: Match = self._rebuilt(log[:index], index)
         try:
             rebuilt._replay(kept)
         except ValueError as error:
@@ -920,9 +952,23 @@ class Match:
         except ValueError:
             return
 
+    def _rebuilt(self, entries: list[_Entry], facts: int) -> Match:
+        """A new match from the start through ``entries``, a prefix of this match's log that
+        does not change: replayed without building events, its first ``facts`` facts kept."""
+        rebuilt = Match(self._rules, fens=self._fens)
+        for entry in entries:
+            _REPLAY_QUIETLY.get(type(entry), _REPLAY[type(entry)])(rebuilt, entry)
+        rebuilt._state.written = self._state.written[:facts]
+        return rebuilt
+
     def _replay(self, entries: list[_Entry]) -> None:
+        """Play ``entries`` again with their events, so that their facts are made anew."""
         for entry in entries:
             _REPLAY[type(entry)](self, entry)
+
+    def _refill(self, entry: _GapFilled) -> None:
+        self._fill(entry)
+        self._recorded(entry.t, [], gap=entry.gap)
 
 
 def _replay_result(match: Match, entry: _ResultSet) -> None:
@@ -931,8 +977,8 @@ def _replay_result(match: Match, entry: _ResultSet) -> None:
 
 # How each log entry is replayed (takeback, resolving a gap): the public method that made it.
 _REPLAY: dict[type, Callable[[Match, Any], object]] = {
-    _GapFilled: lambda m, e: m._fill(e),  # noqa: SLF001 - Match's own helper
-    _Played: lambda m, e: m._replay_played(e),  # noqa: SLF001 - Match's own helper
+    _GapFilled: lambda m, e: m._refill(e),  # noqa: SLF001 - Match's own helper
+    _Played: lambda m, e: m._play_entry(e),  # noqa: SLF001 - Match's own helper
     _DropRemoved: lambda m, e: m.remove_illegal_drop(e.board, t=e.t),
     _FlagFell: lambda m, e: m.flag(e.seat.board, e.seat.color, t=e.t, at=e.at),
     _IllegalSeen: lambda m, e: m.note_illegal(e.seat.board, e.seat.color, e.uci, t=e.t),
@@ -941,6 +987,12 @@ _REPLAY: dict[type, Callable[[Match, Any], object]] = {
     _Accepted: lambda m, e: m.accept_placement(e.board, e.placement, t=e.t),
     _PocketSet: lambda m, e: m.set_pocket(e.seat.board, e.seat.color, e.pieces, t=e.t),
     _ResultSet: _replay_result,
+}
+# A prefix that does not change needs no events (its facts are kept): SAN and FEN for every ply
+# of the log were most of a takeback's time.
+_REPLAY_QUIETLY: dict[type, Callable[[Match, Any], object]] = {
+    _GapFilled: lambda m, e: m._fill(e),  # noqa: SLF001 - Match's own helper
+    _Played: lambda m, e: m._replay_played(e),  # noqa: SLF001 - Match's own helper
 }
 
 

@@ -98,7 +98,7 @@ class Daemon:
         self.journal = Journal(state_dir / "journal.sqlite")
         self.outbox = Outbox(state_dir / "outbox.sqlite")
         self.clock = self._pipeline_clock()
-        self.archive = GameArchive(settings, self.clock.origin_epoch)
+        self.archive = GameArchive(settings.state_dir)
         self.bridge = Bridge(
             bridge_config(
                 settings, boot_id=self.boot_id, clock_origin_epoch=self.clock.origin_epoch
@@ -476,7 +476,7 @@ class Daemon:
             link = self.links.get(link_name)
             if link is not None:
                 link.write(data)
-        self.archive.update(self.bridge, output)
+        self.archive.update(output)
 
     def _publish_retained_snapshot(self) -> None:
         now = self.clock.now()

@@ -1,87 +1,55 @@
-"""Every finished game as a BPGN file under ``<state_dir>/games/`` (issue 9).
+"""Every game played as a BPGN file under ``<state_dir>/games/`` (issue 9, issue 20).
 
-A game is archived when it is decided and rewritten whenever its record changes after that
-(moves played after the result, a takeback, a removal, a revoked result), so the file always
-holds the game's last record, also when the retained ``bpgn`` message has moved on to the next
-game. The name says when and where: ``2026-11-23_round-1-table-1_round-3_table-2_game-1.bpgn``
-(the match's start date in UTC, the match id, the configured round and table if any, the game's
-number within the match). Journal replay rebuilds the same numbers, so a resumed daemon keeps
-writing the same files.
+The pure core says which file holds what (``Output.files``, names from
+``pipeline.lifecycle.archive_name``): a game is written when it is decided and rewritten at every
+change of its record after that (a takeback, a revoked result, the next decision), and once more
+when the next game begins — also a game that was played but never decided. The name says when
+and where: ``2026-11-23_r1-t2_round-1_table-2_game-1.bpgn`` (the box's start date in UTC, the
+game's match id, its round and table, its number under that match id), so no game overwrites
+another. Journal replay rebuilds the same names, so a resumed daemon keeps writing the same files.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
+
+from bughouse_bridge.pipeline.lifecycle import archive_name
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from bughouse_bridge.bridge import Bridge, Output
-    from bughouse_bridge.config import Settings
+    from bughouse_bridge.pipeline.output import Output
+
+__all__ = ["GAMES_FOLDER", "GameArchive", "archive_name"]
 
 logger = logging.getLogger(__name__)
 
 GAMES_FOLDER = "games"
 
 
-def archive_name(
-    *, origin_epoch: float, match_id: str, round_: str | None, table: str | None, game: int
-) -> str:
-    date = datetime.fromtimestamp(origin_epoch, tz=UTC).strftime("%Y-%m-%d")
-    parts = [date, match_id]
-    if round_ is not None:
-        parts.append(f"round-{_file_safe(round_)}")
-    if table is not None:
-        parts.append(f"table-{_file_safe(table)}")
-    parts.append(f"game-{game}")
-    return "_".join(parts) + ".bpgn"
-
-
-def _file_safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-") or "x"
-
-
 class GameArchive:
-    """Writes the bridge's BPGN to the current game's file once the game is decided."""
+    """Writes the games' files that the core hands out."""
 
-    def __init__(self, settings: Settings, origin_epoch: float) -> None:
-        self.folder = settings.state_dir / GAMES_FOLDER
-        self._settings = settings
-        self._origin_epoch = origin_epoch
+    def __init__(self, state_dir: Path) -> None:
+        self.folder = state_dir / GAMES_FOLDER
 
-    def path_of(self, game: int) -> Path:
-        event = self._settings.event
-        name = archive_name(
-            origin_epoch=self._origin_epoch,
-            match_id=self._settings.match_id,
-            round_=event.round,
-            table=event.table,
-            game=game,
-        )
-        return self.folder / name
-
-    def update(self, bridge: Bridge, output: Output) -> Path | None:
-        """Archive after ``output`` if it changed a decided (or already archived) game's record.
-
-        Returns the file written, or None. A write that fails is logged, never raised: the game
-        stays on the retained topic and in the journal, and the next change tries again.
-        """
-        if not any(p.topic == bridge.topics.bpgn for p in output.publications):
-            return None
-        path = self.path_of(bridge.game_number)
-        if not bridge.game_decided and not path.exists():
-            return None
-        try:
-            _write_atomically(path, bridge.bpgn_text())
-        except OSError as error:
-            logger.error("cannot archive game %d to %s: %s", bridge.game_number, path, error)  # noqa: TRY400 - the reason is enough
-            return None
-        logger.info("archived game %d to %s", bridge.game_number, path)
-        return path
+    def update(self, output: Output) -> list[Path]:
+        """Write the files of ``output``; returns those written. A write that fails is logged,
+        never raised: the game stays on the retained topics and in the journal, and the next
+        change (or the next game) tries again."""
+        written = []
+        for game_file in output.files:
+            path = self.folder / game_file.name
+            try:
+                _write_atomically(path, game_file.text)
+            except OSError as error:
+                logger.error("cannot archive %s to %s: %s", game_file.name, path, error)  # noqa: TRY400 - the reason is enough
+                continue
+            logger.info("archived %s", path)
+            written.append(path)
+        return written
 
 
 def _write_atomically(path: Path, text: str) -> None:

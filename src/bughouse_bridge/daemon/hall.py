@@ -37,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     init.add_argument("--games-per-round", type=int, default=2, help="games per round and table")
     init.add_argument("--listen", default="0.0.0.0", help="address the listeners bind")  # noqa: S104
     init.add_argument(
-        "--broker-user", help="user mosquitto switches to when started as root (it must read DIR)"
+        "--broker-user",
+        help="user mosquitto switches to when started as root, owner of the files it reads "
+        "(default: you; for root, the mosquitto user)",
     )
     init.add_argument("--force", action="store_true", help="overwrite an existing hall")
 
@@ -109,9 +111,9 @@ def _init(args: argparse.Namespace) -> int:
         print(f"hall init: {error}", file=sys.stderr)
         return 2
     try:
-        write_hall(args.directory, plan, force=args.force)
+        _, written = write_hall(args.directory, plan, force=args.force)
     except (HallInitError, OSError) as error:
         print(f"hall init: {error}", file=sys.stderr)
         return 1
-    print(next_steps(args.directory, plan))
+    print(next_steps(args.directory, written))
     return 0

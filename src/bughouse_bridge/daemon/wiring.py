@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.bridge import BridgeConfig
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.config import ConfigError, Settings, load_settings
+from bughouse_bridge.pipeline.config import BridgeConfig
 from bughouse_bridge.reconstruct import ReconstructorConfig
 from bughouse_bridge.topics import Teams
 
@@ -51,18 +51,17 @@ def bridge_config(
 
 
 def record_tags(settings: Settings) -> dict[str, str]:
-    """The BPGN tags the configuration sets ([event], [game]); docs/bpgn.md, "Tags"."""
+    """The BPGN tags the configuration sets ([event], [game]); docs/bpgn.md, "Tags". Unset
+    ones (Event, Site, Round) are filled in per game by the core, from its match id and box."""
     event, game = settings.event, settings.game
-    tags = {
-        "Event": event.name or f"bughouse-bridge match {settings.match_id}",
-        "Site": event.site or settings.bridge_id,
-        "Round": event.round or "?",
+    configured = {
+        "Event": event.name,
+        "Site": event.site,
+        "Round": event.round,
+        "Table": event.table,
+        "TimeControl": game.time_control,
     }
-    if event.table is not None:
-        tags["Table"] = event.table
-    if game.time_control is not None:
-        tags["TimeControl"] = game.time_control
-    return tags
+    return {tag: value for tag, value in configured.items() if value is not None}
 
 
 def configured_links(settings: Settings) -> dict[str, BoardId]:
