@@ -111,22 +111,22 @@ def test_tools_without_a_hall_directory_say_so(tmp_path):
     assert "credentials" in done.stderr
 
 
-def test_init_writes_the_standings_settings_and_keeps_the_organisers_on_force(tmp_path):
-    assert hall("init", str(tmp_path / "h"), "--tables", "1").returncode == 0
-    settings = tmp_path / "h" / "hall.toml"
+def test_init_writes_the_standings_settings_and_keeps_the_organisers_on_force(hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "1").returncode == 0
+    settings = hall_home / "h" / "hall.toml"
     assert "tiebreaks = " in settings.read_text()
     settings.write_text('[standings]\ntiebreaks = ["buchholz"]\n')
-    assert hall("init", str(tmp_path / "h"), "--tables", "1", "--force").returncode == 0
+    assert hall("init", str(hall_home / "h"), "--tables", "1", "--force").returncode == 0
     assert settings.read_text() == '[standings]\ntiebreaks = ["buchholz"]\n'
 
 
 @pytest.mark.parametrize("verb", ["round", "results"])
-def test_a_bad_hall_toml_is_named_and_nothing_is_published(tmp_path, verb):
-    assert hall("init", str(tmp_path / "h"), "--tables", "1").returncode == 0
-    (tmp_path / "h" / "hall.toml").write_text('[standings]\ntiebreaks = ["coin toss"]\n')
+def test_a_bad_hall_toml_is_named_and_nothing_is_published(tmp_path, verb, hall_home):
+    assert hall("init", str(hall_home / "h"), "--tables", "1").returncode == 0
+    (hall_home / "h" / "hall.toml").write_text('[standings]\ntiebreaks = ["coin toss"]\n')
     good = tmp_path / "round.csv"
     good.write_text("round,table,team,white_a,black_a,white_b,black_b\n1,1,A,,a,b,\n1,1,B,c,,,d\n")
-    where = ["--hall", str(tmp_path / "h"), "--port", str(free_port())]
+    where = ["--hall", str(hall_home / "h"), "--port", str(free_port())]
     args = [str(good), *where] if verb == "round" else ["--out", str(tmp_path / "o"), *where]
     done = hall(verb, *args)
     assert done.returncode == 2

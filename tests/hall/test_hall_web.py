@@ -99,9 +99,9 @@ def standings_in(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.pty
 @pytest.mark.slow
 async def test_hall_view_one_card_per_table_and_standings_after_two_rounds(
-    tmp_path, browser_needed
+    tmp_path, hall_home, browser_needed
 ):
-    hall = Hall.create(tmp_path / "hall", tables=1)
+    hall = Hall.create(hall_home / "hall", tables=1)
     hall.start()
     table = Table(tmp_path, seed=3)
     out = tmp_path / "results"
