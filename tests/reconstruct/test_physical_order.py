@@ -261,7 +261,6 @@ def _removal_then_a_move(scenario: Scenario, start: float, marks: dict[str, floa
 # -- 4. a recovery disproved by a further move is never left unread ----------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: the disproving move stays unread")
 def test_a_recovery_disproved_by_a_further_move_is_read_within_the_timers() -> None:
     """The gap hid Nf3 (recovered: Black is then on move); White then plays e4 too. That move
     disproves the recovery; however the gap is settled then, the board shows e4 within the

@@ -1231,7 +1231,10 @@ class MatchReconstructor:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
-        return self._left_to_arbiter(board, targets, turns, solution, now)
+        # Either way the boards are read again at once: a move made on top of the placements
+        # solved (the one that disproved a recovery) waits for no later sensor change.
+        left = self._left_to_arbiter(board, targets, turns, solution, now)
+        return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
