@@ -225,7 +225,6 @@ PAWN_DROP = "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"  # White A drops a pawn on his fi
 SEEDS = 12
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: the removal is missed")
 def test_a_removed_illegal_drop_reaches_the_partner_however_fast_play_goes_on() -> None:
     """White A drops P@a1 (row 2: illegal) and presses; Black A takes it off and, 0.2-0.5 s
     later, plays Ke8-d7 and presses (row 9, DSJ 3.4 / DSB 4.3); White B then drops that pawn.
