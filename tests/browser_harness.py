@@ -58,6 +58,17 @@ new MutationObserver((records) => {
 """
 
 
+def artefacts(prefix: str) -> Path:
+    """A folder for a test's screenshots: ``$BUGHOUSE_ARTEFACTS`` when set (the README's
+    screenshots are copied from there), else a fresh temporary one."""
+    chosen = os.environ.get("BUGHOUSE_ARTEFACTS")
+    if chosen:
+        folder = Path(chosen)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
 def browser_missing() -> str | None:
     """Why the browser tests cannot run here, or None."""
     if not CHROMIUM.exists():

@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -28,7 +26,7 @@ from hall_harness import Hall, Recorder
 from scholars import scholars_mate
 from test_hall_e2e import box, play, wait_for_file_rows
 
-from browser_harness import PHONE, browser_missing, chromium, web_server
+from browser_harness import PHONE, artefacts, browser_missing, chromium, web_server
 from bughouse_bridge.daemon.hall_mqtt import HallConnection
 from bughouse_bridge.daemon.hall_results import ResultsCollector, run_collector
 from bughouse_bridge.daemon.hall_round import publish_round
@@ -36,6 +34,8 @@ from e2e.e2e_harness import Table
 from private_mosquitto import MOSQUITTO
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bughouse_bridge.emulator.game import GamePlan
 
 pytestmark = [
@@ -65,8 +65,8 @@ def browser_needed() -> None:
         pytest.skip(reason)
 
 
-def artefacts() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="bughouse-hall-web-"))
+def artefact_folder() -> Path:
+    folder = artefacts("bughouse-hall-web-")
     print(f"\nhall web artefacts (screenshots): {folder}")
     return folder
 
@@ -106,7 +106,7 @@ async def test_hall_view_one_card_per_table_and_standings_after_two_rounds(
     table = Table(tmp_path, seed=3)
     out = tmp_path / "results"
     collector = ResultsCollector(out)
-    folder = artefacts()
+    folder = artefact_folder()
     try:
         with web_server(hall.plan.ws_port, hall.plan.root) as web:
             async with (
@@ -236,7 +236,7 @@ async def check_a_phone_opens_a_finished_game(
         await phone.wait_for_selector('.match[data-review="3"]')
         fen = await phone.get_attribute('[data-board="A"]', "data-fen")
         assert fen == entries[3]["boards"]["A"]["fen"]
-        await phone.screenshot(path=folder / "review-phone.png", full_page=True)
+        await phone.screenshot(path=folder / "hall-review-phone.png", full_page=True)
 
 
 async def publish_alert(client: Any, hall: Hall, bridge: str, seq: int, **fields: Any) -> None:
@@ -280,7 +280,7 @@ async def console(browser: Any, url: str, password: str, name: str, lang: str = 
 
 async def test_an_acknowledgement_is_shared_by_every_console(hall, browser_needed):
     password = hall.password("arbiter")
-    folder = artefacts()
+    folder = artefact_folder()
     with web_server(hall.plan.ws_port, hall.plan.root) as web:
         async with (
             chromium() as browser,

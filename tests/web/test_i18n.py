@@ -30,7 +30,8 @@ FAMILIES = {
     "action": ["claim", "candidate", "takeback", "accept", "resync"],
     "review": ["first", "previous", "next", "last"],
     # every kind of entry the bridge records, but a move (its SAN)
-    "record": [str(kind) for kind in EntryKind if kind is not EntryKind.MOVE],
+    "record": [str(kind) for kind in EntryKind if kind is not EntryKind.MOVE]
+    + [f"hint_{mark}" for mark in ("recovered", "uncertain", "forced")],
     "rule.row": [str(row) for row in range(1, 18)],
     "tiebreak": list(TIEBREAKS) + [f"{name}.long" for name in TIEBREAKS],
     "reason": ["checkmate", "time", "illegal_move", "stalemate"],

@@ -18,9 +18,7 @@ sent to a real broker in the bridge's order.
 from __future__ import annotations
 
 import json
-import tempfile
 import uuid
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aiomqtt
@@ -28,7 +26,7 @@ import chess
 import pytest
 import pytest_asyncio
 
-from browser_harness import PHONE, browser_missing, chromium, web_server
+from browser_harness import PHONE, artefacts, browser_missing, chromium, web_server
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.hall.rounds import parse_round_toml, round_payload
 from bughouse_bridge.web import STATIC_DIR
@@ -60,7 +58,7 @@ STEAL_GAME = [
 class Scene:
     def __init__(self, broker: Mosquitto, client: aiomqtt.Client, browser: Any, url: str) -> None:
         self.broker, self.client, self.browser, self.url = broker, client, browser, url
-        self.artefacts = Path(tempfile.mkdtemp(prefix="bughouse-review-"))
+        self.artefacts = artefacts("bughouse-review-")
         self.new_root()
 
     def new_root(self) -> None:
@@ -310,6 +308,23 @@ async def test_every_kind_of_record_entry_is_shown_in_words_and_reviewable(scene
     await page.click("[data-live]")  # revoked: the game goes on, live again
     await page.wait_for_selector('.match[data-review=""]')
     assert await page.locator("[data-result]").is_hidden()
+    assert await page.get_attribute('[data-entry="11"]', "title") == "an illegal move that stood"
+
+    # The arbiter chooses the gap's explanation: the record is rewritten from the gap on, its
+    # plies come in as recovered moves (nobody saw them played).
+    game.command("choose_recovery", gap=7, candidate=0)
+    await game.publish_to(scene.client)
+    _, rewritten = game.record()
+    recovered = [entry["n"] for entry in rewritten if entry["recovered"]]
+    assert recovered == [15, 16]
+    await page.wait_for_function("document.querySelectorAll('.mv.recovered').length === 2")
+    assert await page.locator("[data-entry]").count() == len(rewritten) == 18
+    assert await page.get_attribute('[data-entry="15"]', "title") == (
+        "recovered after a link gap: nobody saw it played"
+    )
+    await page.click('[data-entry="16"]')
+    await assert_shows(page, rewritten[15])
+    assert await page.inner_text('[data-entry="17"]') == KIND_TEXTS[16][1]
     assert page.errors == []
     await page.close()
 

@@ -112,12 +112,18 @@ export class ReviewController {
     const kind = entryKind(entry);
     const label = entryLabel(entry);
     const classes = [entry.kind === "move" ? "mv" : "note", `board-${entry.board ?? "none"}`, entry.color ?? "", kind];
-    if (entry.recovered) classes.push("recovered");
-    if (entry.forced) classes.push("forced");
+    // Marked, with the reason on hover: a move found after a link gap (nobody saw it played),
+    // one whose order across the boards could not be told, an illegal move that stood.
+    const hints = [];
+    if (entry.recovered) hints.push("recovered");
+    if (entry.order_certain === false) hints.push("uncertain");
+    if (entry.forced) hints.push("forced");
+    classes.push(...hints);
     if (this.n === n) classes.push("current");
+    const title = hints.map((hint) => t(`record.hint_${hint}`)).join("; ");
     return element(
       "li",
-      { class: classes.filter(Boolean).join(" "), "data-entry": String(n), "data-kind": entry.kind ?? "", "data-move-board": entry.board ?? "", tabindex: "-1" },
+      { class: classes.filter(Boolean).join(" "), "data-entry": String(n), "data-kind": entry.kind ?? "", "data-move-board": entry.board ?? "", tabindex: "-1", ...(title ? { title } : {}) },
       ...(label ? [element("span", { class: "label" }, label), " "] : []),
       entryText(entry, this.teams),
     );
