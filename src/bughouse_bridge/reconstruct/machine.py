@@ -560,12 +560,15 @@ class MatchReconstructor:
             return self._at_rest(board, now)
         # No takeback by the arbiter since, and the last move not yet final.
         final = state.firmness is Firmness.FINAL
-        ours = self._match.ply(board) == state.committed_ply and not final
+        unchanged = self._match.ply(board) == state.committed_ply
+        ours = unchanged and not final
         context = Context(
             now,
             state.correctable if ours else None,
             state.parent if ours else None,
-            state.standing_drop if ours else None,
+            # An illegal drop stands until the opponent takes it off (row 9), however long it
+            # stood: its removal is the opponent's move, not a revision of the drop.
+            state.standing_drop if unchanged else None,
             pressed=state.press is not None,
             presses=1 + len(state.later_presses) if state.press is not None else 0,
             pending=state.pending,
@@ -1231,7 +1234,10 @@ class MatchReconstructor:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
-        return self._left_to_arbiter(board, targets, turns, solution, now)
+        # Either way the boards are read again at once: a move made on top of the placements
+        # solved (the one that disproved a recovery) waits for no later sensor change.
+        left = self._left_to_arbiter(board, targets, turns, solution, now)
+        return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
