@@ -86,6 +86,22 @@ from bughouse_bridge.reconstruct.gap import (
     gap_details,
     solve_gap,
 )
+from bughouse_bridge.reconstruct.link import (
+    LINK,
+    AwaitDump,
+    Deferred,
+    DumpCame,
+    LinkBack,
+    LinkEvent,
+    LinkLost,
+    LinkState,
+    Live,
+    Lost,
+    Reconciled,
+    Restarted,
+    Settling,
+    heard,
+)
 from bughouse_bridge.reconstruct.occupancy import (
     START_PLACEMENT,
     Occupancy,
@@ -93,6 +109,23 @@ from bughouse_bridge.reconstruct.occupancy import (
     result_signal,
 )
 from bughouse_bridge.reconstruct.outcomes import ClockReading, Outcome, RequestDump
+from bughouse_bridge.reconstruct.presses import (
+    PRESSES,
+    Absorbed,
+    Ahead,
+    Committed,
+    Forgiven,
+    Idle,
+    Ledger,
+    Paid,
+    Press,
+    Pressed,
+    PressEvent,
+    StillOwed,
+    Unheard,
+    first_press,
+    owed,
+)
 from bughouse_bridge.reconstruct.readings import (
     Changes,
     Context,
@@ -119,12 +152,6 @@ if TYPE_CHECKING:
 
 _CLOCK_SIDES = {"left": LeverSide.LEFT, "right": LeverSide.RIGHT}
 _SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a handful)
-
-
-@dataclass(frozen=True, slots=True)
-class _Press:
-    t: float
-    clock_ms: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,16 +184,12 @@ class _Board:
     occupancy: Occupancy
     rotated: bool | None
     clock: ClockTracker
-    connected: bool = True
-    resync: bool = False
-    was_lost: bool = False  # only a link that went silent can be "back"
+    link: LinkState = field(default_factory=Live)
+    presses: Ledger = field(default_factory=Idle)
     firmness: Firmness = Firmness.OPEN  # of the last committed move
     confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
-    owed: int = 0  # presses still owed to the last moves (committed before their presses came)
     changed_at: float = 0.0
-    press: _Press | None = None  # the side to move's press, not yet matched by a move
-    later_presses: list[_Press] = field(default_factory=list)  # presses after it (replies)
     wake_at: float | None = None
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     problem: bool = False  # an alert about the placement is open; resolving it is announced
@@ -185,15 +208,30 @@ class _Board:
     stall_since: float | None = None
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
-    gap_open: bool = False  # back from a gap: reconciled once the placement has settled
-    gap_back: float = 0.0  # when the link came back (or the resync dump arrived)
-    gap_length: float = 0.0  # how long the board was unheard: from losing it (or its last change)
-    lost_at: float | None = None  # when the link went silent
     turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
     recovered_turn: _RecoveredTurn | None = None  # the last recovery, while nothing confirms it
     provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
     provisional_until: float = 0.0
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def press(self) -> Press | None:
+        """The side on move's press no move has matched yet."""
+        return first_press(self.presses)
+
+    @property
+    def owed(self) -> int:
+        return owed(self.presses)
+
+    @property
+    def connected(self) -> bool:
+        return heard(self.link)
+
+    def press_event(self, event: PressEvent) -> None:
+        self.presses = PRESSES.fire(self.presses, event)
+
+    def link_event(self, event: LinkEvent) -> None:
+        self.link = LINK.fire(self.link, event)
 
 
 class MatchReconstructor:
@@ -240,27 +278,24 @@ class MatchReconstructor:
         and its dump has been checked against the game. Quiet: the restart is announced on the
         bridge's status topic, and a board that comes back like this is no ``link_back``."""
         for state in self._boards.values():
-            state.connected = False
-            state.press = None
-            state.later_presses.clear()
+            state.link_event(Restarted())
+            state.press_event(Unheard())
 
     def on_link_state(self, board: BoardId, connected: bool, now: float) -> list[Outcome]:  # noqa: FBT001 - the shell's documented signature
         state = self._boards[board]
-        state.connected = connected
         link = str(board)
         if not connected:
-            state.press = None
-            state.later_presses.clear()
-            state.was_lost = True
-            state.lost_at = now
+            state.link_event(LinkLost(now))
+            state.press_event(Unheard())
             message = f"Board {board} and its clock went silent; moves there are not seen."
             return [
                 LinkChanged(now, link, "disconnected"),
                 alert(now, board, None, AlertCode.LINK_LOST, message),
             ]
-        state.resync = True
+        state.link_event(LinkBack(now))
         state.clock.link_returned()
-        if not state.was_lost:
+        assert isinstance(state.link, AwaitDump)
+        if not state.link.announced:
             return [LinkChanged(now, link, "connected"), RequestDump(board)]
         message = f"Board {board} is back; its position is checked against the game."
         return [
@@ -395,15 +430,12 @@ class MatchReconstructor:
         state = self._boards[board]
         changed = state.occupancy.load(dump)
         self._physical(board)  # an orientation is best detected on a fresh dump
-        if state.resync:
+        if isinstance(state.link, AwaitDump):
             # A hand may be over the board as the link returns: reconcile a settled placement.
-            state.resync = False
-            state.gap_open = True
-            state.gap_back = now
-            unheard_since = state.changed_at if state.lost_at is None else state.lost_at
-            state.gap_length, state.lost_at = now - unheard_since, None
+            state.link_event(DumpCame(now, state.changed_at))
             self._changed(board, now)
             return []
+        state.link_event(DumpCame(now, state.changed_at))
         if changed:
             self._changed(board, now)
         return []
@@ -415,7 +447,7 @@ class MatchReconstructor:
         presser = self._owed_presser(board) if state.owed else turn
         baseline = state.clock.last is None
         update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
-        if baseline and not (state.resync or state.gap_open):
+        if baseline and isinstance(state.link, Live | Lost):
             self._press_still_owed(board)
         out: list[Outcome] = []
         if update.reading is not None:
@@ -424,15 +456,14 @@ class MatchReconstructor:
             self._paid(board, now)  # the late press of a move already committed
         elif update.pressed_by is not None and state.press is not None:
             # A press on top of one no move has matched yet: the board is plies behind.
-            state.later_presses.append(_Press(now, update.press_ms))
+            state.press_event(Pressed(Press(now, update.press_ms)))
             out += self._evaluate(board, now, pressed_now=True)
         elif update.pressed_by is not None and update.pressed_by == turn:
-            state.owed = 0
             self._final_on_reply(board)
-            state.press = _Press(now, update.press_ms)
+            state.press_event(Pressed(Press(now, update.press_ms)))
             out += self._on_press(board, now)
         elif update.pressed_by is not None:
-            state.owed = 0
+            state.press_event(Forgiven())
             self._confirmed_late(board, now)
         for color, at in update.flags:
             self._held_flags.append(_HeldFlag(board, color, at, now))
@@ -539,7 +570,7 @@ class MatchReconstructor:
         state.wake_at = None
         if not state.occupancy.known or not state.connected:
             return []  # a board whose link is down is read again when it is back
-        if state.gap_open:
+        if isinstance(state.link, Settling):
             return self._settle_gap(board, now)
         physical = self._physical(board)
         out = self._magic(board, now)
@@ -607,7 +638,7 @@ class MatchReconstructor:
             # stood: its removal is the opponent's move, not a revision of the drop.
             state.standing_drop if unchanged else None,
             pressed=state.press is not None,
-            presses=1 + len(state.later_presses) if state.press is not None else 0,
+            presses=len(state.presses.presses) if isinstance(state.presses, Ahead) else 0,
             pending=state.pending,
             trail=frozenset(state.trail),
             changes=tuple(state.changes),
@@ -754,7 +785,7 @@ class MatchReconstructor:
         events = list(self._match.takeback(board, t=now))
         parent = self._match.position(board)
         replacement, *reply = reading.moves
-        pressed, owed = state.firmness.pressed_not_final, state.owed
+        pressed, ledger = state.firmness.pressed_not_final, state.presses
         try:
             events += self._match.play(replacement, t=now, clock_ms=clock_ms)
         except ValueError:
@@ -763,7 +794,7 @@ class MatchReconstructor:
         state.parent = parent
         if pressed and state.firmness is Firmness.OPEN:
             # The replacement completes a pressed move: pressed, not yet standing.
-            state.firmness, state.owed = Firmness.PRESSED, owed
+            state.firmness, state.presses = Firmness.PRESSED, ledger
             self._wake(board, now + self.config.press_grace)
         for move in reply:
             out += self._commit(board, move, now, clock_ms=None)
@@ -861,12 +892,11 @@ class MatchReconstructor:
     ) -> list[Outcome]:
         state = self._boards[board]
         unpressed = state.press is None and self._clock_expected(board)
-        state.owed = state.owed + 1 if unpressed else 0
-        state.firmness = self._firmness_at_commit(board, now)
+        state.firmness = self._firmness_at_commit(board, now)  # by the press it matches
+        state.press_event(Committed(unpressed=unpressed))
         state.confirmed_at = now
         if state.firmness is not Firmness.OPEN:
             self._wake(board, now + self.config.press_grace)  # to see it stand
-        state.press = state.later_presses.pop(0) if state.later_presses else None
         state.pending = None
         state.waiting = None
         state.trail.clear()
@@ -1081,7 +1111,7 @@ class MatchReconstructor:
 
     def _paid(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.owed -= 1
+        state.press_event(Paid())
         if not state.owed:
             self._confirmed_late(board, now)
 
@@ -1122,8 +1152,7 @@ class MatchReconstructor:
             return out
         if self._moved_in_passing(board):
             return out  # the move was shown, then its piece lifted by the opponent to capture it
-        state.press = None
-        state.later_presses.clear()
+        state.press_event(Absorbed())
         if state.turn_unknown is not None:
             # After a gap nothing explained, the side on move was a guess: a press with no move
             # of the side thought on move is the end of the last ply of the gap (its mover
@@ -1171,10 +1200,14 @@ class MatchReconstructor:
         if now < due:
             self._wake(board, due)
             return []
-        state.gap_open = False
-        return self._reconcile(board, now)
+        settling = state.link
+        assert isinstance(settling, Settling)
+        state.link_event(Reconciled())
+        return self._reconcile(board, now, settling)
 
-    def _explain_later(self, board: BoardId, solution: GapSolution, now: float) -> bool:
+    def _explain_later(
+        self, board: BoardId, solution: GapSolution, now: float, settling: Settling | None
+    ) -> bool:
         """Nothing explains what the board shows as it comes back: as in normal reading, an
         unexplained placement is given ``unexplained_limit`` before anyone is told — the dump
         often catches a hand in the middle of a move (a piece lifted, its square empty), which no
@@ -1182,14 +1215,15 @@ class MatchReconstructor:
         tried; after the limit the position is published as it stands. Only after a short gap
         (a restart, a cable reseated): there the plies missed are few, so an answer that fails is
         a hand in motion; after a long one, waiting would only let more plies pile up."""
-        state = self._boards[board]
-        short = state.gap_length < self.config.unexplained_limit
+        if settling is None:
+            return False
+        short = settling.unheard_for < self.config.unexplained_limit
         if solution.unique is not None or solution.candidates or not short:
             return False
-        deadline = state.gap_back + self.config.unexplained_limit
+        deadline = settling.back_at + self.config.unexplained_limit
         if now >= deadline:
             return False
-        state.gap_open = True
+        self._boards[board].link_event(Deferred(settling))
         self._wake(board, deadline)
         return True
 
@@ -1268,12 +1302,15 @@ class MatchReconstructor:
         the other board's gap when that link returns."""
         state = self._boards[board]
         other = self._boards[board.other]
-        if (other.connected and not other.gap_open) or not isinstance(reading, Waiting | Illegal):
+        settled = isinstance(other.link, Live | AwaitDump)
+        if settled or not isinstance(reading, Waiting | Illegal):
             return False
         state.held = True
         return True
 
-    def _reconcile(self, board: BoardId, now: float) -> list[Outcome]:
+    def _reconcile(
+        self, board: BoardId, now: float, settling: Settling | None = None
+    ) -> list[Outcome]:
         """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
         lead from the game to what the boards show now (``gap.solve_gap``)."""
         link = str(board)
@@ -1293,7 +1330,7 @@ class MatchReconstructor:
         # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
         # wrong answer. The shortest explanation decides the side on move instead.
         solution = solve_gap(self._match, known)
-        if self._explain_later(board, solution, now):
+        if self._explain_later(board, solution, now, settling):
             return []
         return self._settle(board, known, dict.fromkeys(boards), solution, now)
 
@@ -1639,9 +1676,7 @@ class MatchReconstructor:
         readings that committed nothing starts anew."""
         state = self._boards[board]
         state.lost_track_at = None
-        state.press = None
-        state.later_presses.clear()
-        state.owed = 0
+        state.press_event(Absorbed())
         state.firmness = Firmness.FINAL
         state.confirmed_at = now
         state.changes.clear()
@@ -1655,7 +1690,7 @@ class MatchReconstructor:
         state = self._boards[board]
         mover = not self._match.turn(board)
         if self._match.ply(board) and state.clock.running_color() == mover:
-            state.owed = max(state.owed, 1)
+            state.press_event(StillOwed())
 
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
