@@ -26,10 +26,10 @@ from bughouse_bridge.reconstruct.readings import (
 
 if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
-from bughouse_bridge.reconstruct.refill import Refill
+from bughouse_bridge.reconstruct.resync import Resync
 
 
-class Handlers(Refill):
+class Handlers(Resync):
     """Handlers: see the module docstring."""
 
     def _on_legal(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
 from bughouse_bridge.reconstruct.handlers import Handlers
+from bughouse_bridge.reconstruct.resync import Handled, Reread
 
 
 class Reader(Handlers):
@@ -136,16 +137,11 @@ class Reader(Handlers):
             state.lost_track_at = None
         elif state.lost_track_at is None:
             state.lost_track_at = now
-        if self._hold(board, reading):
-            return []
-        if self._wrong_guess(board, reading):
+        weighed = self.review(board, reading, now)
+        if isinstance(weighed, Reread):
             return self._read(board, physical, now, cascade)
-        disproved = self._recovery_disproved(board, reading, now)
-        if disproved is not None:
-            return disproved
-        redone = self._redo_fill(board, reading, now)
-        if redone is not None:
-            return redone
+        if isinstance(weighed, Handled):
+            return weighed.out
         state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).

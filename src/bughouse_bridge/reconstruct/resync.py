@@ -6,12 +6,13 @@ left to the arbiter. Recoveries and fills are guesses, and the side on move they
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, TypeGuard
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import (
     LinkChanged,
     MovePlayed,
+    Severity,
 )
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.reconstruct.alerts import alert
@@ -23,23 +24,15 @@ from bughouse_bridge.reconstruct.gap import (
     solve_gap,
 )
 from bughouse_bridge.reconstruct.link import (
-    AwaitDump,
     Deferred,
-    Live,
     Reconciled,
     Settling,
 )
-from bughouse_bridge.reconstruct.presses import (
-    Absorbed,
-    StillOwed,
-)
 from bughouse_bridge.reconstruct.readings import (
-    Correction,
-    Firmness,
     Illegal,
     Legal,
     Reading,
-    Remedy,
+    Unexplained,
     Waiting,
 )
 
@@ -50,14 +43,48 @@ if TYPE_CHECKING:
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
-from bughouse_bridge.reconstruct.board_state import (
-    RecoveredTurn,
-)
-from bughouse_bridge.reconstruct.commit import Committer
+
+from bughouse_bridge.reconstruct.guesses import Guesses, wrong_turn
 
 
-class Resync(Committer):
+@dataclass(frozen=True, slots=True)
+class Proceed:
+    """The reading is no evidence about a gap: handle it as usual."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """The reading corrected a guessed side on move: read the board again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """The gaps' business: these outcomes, and nothing more for this reading."""
+
+    out: list[Outcome]
+
+
+Weighed = Proceed | Reread | Handled
+
+
+class Resync(Guesses):
     """Resync: see the module docstring."""
+
+    def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
+        """The one door through which the reader asks whether a reading is evidence about a
+        gap: a board held while the other link is down, a guessed side on move the reading
+        corrects, a recovery it disproves, a fill it shows was made from a hand in motion."""
+        if self._hold(board, reading):
+            return Handled([])
+        if self._wrong_guess(board, reading):
+            return Reread()
+        disproved = self._recovery_disproved(board, reading, now)
+        if disproved is not None:
+            return Handled(disproved)
+        redone = self._redo_fill(board, reading, now)
+        if redone is not None:
+            return Handled(redone)
+        return Proceed()
 
     def _settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
@@ -90,19 +117,6 @@ class Resync(Committer):
             return False
         self._boards[board].link_event(Deferred(settling))
         self._wake(board, deadline)
-        return True
-
-    def _hold(self, board: BoardId, reading: Reading) -> bool:
-        """While the other board's link is down, a board whose drop waits for a piece may wait
-        for a capture nobody saw, and a placement that reads as an illegal move may be a drop
-        of such a piece answered at once: it is held, without alerts, and solved together with
-        the other board's gap when that link returns."""
-        state = self._boards[board]
-        other = self._boards[board.other]
-        settled = isinstance(other.link, Live | AwaitDump)
-        if settled or not isinstance(reading, Waiting | Illegal):
-            return False
-        state.held = True
         return True
 
     def _reconcile(
@@ -219,31 +233,6 @@ class Resync(Committer):
             LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
         ]
 
-    def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
-        """After a gap nothing explained, the side on move was a guess: the first move of the
-        other side corrects it (the gap's log entry is amended)."""
-        state = self._boards[board]
-        gap = state.turn_unknown
-        if isinstance(reading, Legal | Correction | Remedy):
-            state.turn_unknown = None  # the guess was right
-        if gap is None or not _wrong_turn(reading):
-            return False
-        self._flip_guess(board, gap)
-        return True
-
-    def _flip_guess(self, board: BoardId, gap: int) -> None:
-        self._boards[board].turn_unknown = None
-        if gap in self._match.open_gaps():
-            self._match.gap_turn(gap, board, not self._match.turn(board))
-
-    def _turn_guessed(self, candidate: Candidate) -> None:
-        """The plies just recovered are the shortest explanation, and so is the side on move
-        they leave: a guess on every board they were played on, until a move confirms it."""
-        plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
-        guess = RecoveredTurn(candidate.moves, plies)
-        for b in guess.boards:
-            self._boards[b].recovered_turn = guess
-
     def _recovery_disproved(
         self, board: BoardId, reading: Reading, now: float
     ) -> list[Outcome] | None:
@@ -256,7 +245,7 @@ class Resync(Committer):
         is then read as usual) or left to the arbiter, as after any gap. ``None``: no such
         recovery, or it cannot be taken back; read as usual."""
         guess = self._boards[board].recovered_turn
-        if guess is None or not _wrong_turn(reading):
+        if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
             self._boards[b].recovered_turn = None
@@ -274,65 +263,6 @@ class Resync(Committer):
         solution = solve_gap(self._match, targets, turns=turns)
         return out + self._settle(board, targets, turns, solution, now)
 
-    def _can_take_back(self, guess: RecoveredTurn) -> bool:
-        """Nothing was played on the recovery's boards since it (an arbiter's takeback
-        included), and the game after it still replays without its plies."""
-        if any(self._match.ply(b) != ply for b, ply in guess.plies.items()):
-            return False
-        trial = self._match.copy()
-        try:
-            for move in reversed(guess.moves):
-                trial.takeback(move.board, t=0.0)
-        except ValueError:
-            return False
-        return True
-
-    def _forget_gap(self, gap: int, now: float) -> None:
-        """A gap settled by its plies: nothing is provisional or guessed about it any more."""
-        del self._gaps[gap]
-        self._gap_targets.pop(gap, None)
-        for b in BoardId:
-            state = self._boards[b]
-            if gap in {state.provisional, state.turn_unknown}:
-                state.provisional = state.turn_unknown = None
-            self._after_gap(b, now)
-
-    def _after_gap(self, board: BoardId, now: float) -> None:
-        state = self._boards[board]
-        state.pending = state.waiting = state.correctable = state.parent = None
-        state.standing_drop = None
-        state.recovered_turn = None
-        self._presses_absorbed(board, now)
-        state.trail.clear()
-        state.seen.clear()
-        state.committed_ply = self._match.ply(board)
-        state.moved_at = now
-        state.stuck = False
-
-    def _presses_absorbed(self, board: BoardId, now: float) -> None:
-        """A gap settled (recovered or filled as it stands) absorbs every press and sensor
-        change before it: the presses of plies nobody saw never come, and those a held board
-        counted belong to plies inside the gap. Left over, they would be read as plies (or owed
-        presses) of the moves after the gap. Nothing before the gap is revised; a run of
-        readings that committed nothing starts anew."""
-        state = self._boards[board]
-        state.lost_track_at = None
-        state.press_event(Absorbed())
-        state.firmness = Firmness.FINAL
-        state.confirmed_at = now
-        state.changes.clear()
-        state.changes_of_last = ()
-
-    def _press_still_owed(self, board: BoardId) -> None:
-        """After a gap the board often shows the last ply before its mover has hit the clock:
-        while the clock (its first reading since the link returned) still runs for that mover,
-        the press is owed, as for a move read before its press, and is not taken for a press of
-        the side now on move (which no move follows)."""
-        state = self._boards[board]
-        mover = not self._match.turn(board)
-        if self._match.ply(board) and state.clock.running_color() == mover:
-            state.press_event(StillOwed())
-
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
         ValueError for an unknown gap or candidate, or plies that no longer replay."""
@@ -346,7 +276,100 @@ class Resync(Committer):
         self._forget_gap(gap, now)
         return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
 
+    def _redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
+        """A fill made from a placement no plies explain may have caught a hand in motion (a
+        capture with both pieces in the air): its pockets count the lifted pieces as captured,
+        and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
+        a settled placement that reads as a drop, a drop waiting for its piece or an illegal
+        move from it is taken as a better look at the gap: solved again from the game before
+        the gap, and recovered or filled anew. A placement nothing explains may be a hand in
+        motion again and waits as usual; a plain move ends the doubt. ``None``: read it as
+        usual."""
+        state = self._boards[board]
+        gap = state.provisional
+        if gap is None:
+            return None
+        if isinstance(reading, Unexplained):
+            return None  # perhaps a hand in motion again: wait for more, as usual
+        drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
+        suspect = drop or isinstance(reading, Waiting | Illegal)
+        if not suspect or now >= state.provisional_until:
+            state.provisional = None  # the fill was whole (or has stood long enough)
+            return None
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        return self._refill(board, gap, now)
 
-def _wrong_turn(reading: Reading) -> TypeGuard[Illegal]:
-    """The reading is a move of the side not on move."""
-    return isinstance(reading, Illegal) and reading.judgement.code is AlertCode.WRONG_TURN
+    def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
+        """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
+        be redone (a placement unknown, or the log after the gap no longer replays on it)."""
+        boards = [b for b in BoardId if self._boards[b].provisional == gap]
+        targets = dict(self._gap_targets[gap])
+        for b in boards:
+            physical = self._physical(b)
+            if physical is None:
+                return None
+            targets[b] = physical
+        before = self._match.before_gap(gap)
+        solution = solve_gap(before, targets)
+        if solution.unique is not None:
+            recovered = self._recovered_later(board, gap, solution.unique, now)
+            if recovered is not None:
+                if not solution.confirmed:
+                    self._unconfirmed.update(targets)
+                return recovered
+        fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
+        try:
+            self._match.refill_gap(gap, fens)
+        except ValueError:
+            for b in boards:
+                self._boards[b].provisional = None
+            return None
+        self._gaps[gap] = solution
+        self._gap_targets[gap] = targets
+        for b in boards:
+            self._after_gap(b, now)
+            self._boards[b].stuck = True
+            self._boards[b].turn_unknown = gap  # the side on move is a guess again
+        refilled = {"missing_plies": None, "gap": gap, "refilled": True}
+        out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
+        if solution.candidates:
+            message = (
+                f"Board {board} has settled: {len(solution.candidates)} different sequences "
+                "of moves explain the gap; choose one with choose_recovery."
+            )
+            details = gap_details(gap, before, solution)
+            out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
+        return out + self._nudge(board.other, now)
+
+    def _recovered_later(
+        self, board: BoardId, gap: int, candidate: Candidate, now: float
+    ) -> list[Outcome] | None:
+        """A later look at the boards explains the gap after all: its plies replace the fill."""
+        try:
+            events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        except ValueError:
+            return None
+        self._forget_gap(gap, now)
+        for b in {board, *(move.board for move in candidate.moves)}:
+            self._press_still_owed(b)
+        self._turn_guessed(candidate)
+        details: dict[str, object] = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+            "gap": gap,
+        }
+        message = f"Board {board}: the gap is explained after all; its moves are recovered."
+        resolved = alert(
+            now,
+            board,
+            None,
+            AlertCode.GAP_AMBIGUOUS,
+            message,
+            severity=Severity.INFO,
+            resolved=True,
+            gap=gap,
+        )
+        return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
