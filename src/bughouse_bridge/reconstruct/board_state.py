@@ -47,6 +47,23 @@ SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a ha
 
 
 @dataclass(frozen=True, slots=True)
+class AwaitPress:
+    """A settled legal move of the side on move, the clock running for him: his press commits
+    it (or ``no_press_commit_after`` does, with an alert)."""
+
+    move: BughouseMove
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitPiece:
+    """A drop of a piece the pocket does not hold yet, waiting (``drop_grace`` from ``since``)
+    for the capture on the other board that supplies it."""
+
+    drop: BughouseMove
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
 class HeldFlag:
     """A flag reported while a press made before it still waits for its move to be read."""
 
@@ -87,8 +104,7 @@ class Board:
     problem: bool = False  # an alert about the placement is open; resolving it is announced
     stuck: bool = False  # the last reading waits on the other board (or explains nothing)
     correctable: BughouseMove | None = None
-    pending: BughouseMove | None = None  # a settled legal move waiting for the press
-    waiting: tuple[BughouseMove, float] | None = None  # a drop waiting for its piece, since
+    awaiting: AwaitPress | AwaitPiece | None = None  # what the reading in progress waits for
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
     changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
     changes_of_last: Changes = ()  # the changes that led to the last commit
@@ -105,6 +121,11 @@ class Board:
     provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
     provisional_until: float = 0.0
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def pending(self) -> BughouseMove | None:
+        """A settled legal move waiting for its press."""
+        return self.awaiting.move if isinstance(self.awaiting, AwaitPress) else None
 
     @property
     def press(self) -> Press | None:

@@ -89,8 +89,7 @@ class Committer(GapPockets):
         state.confirmed_at = now
         if state.firmness is not Firmness.OPEN:
             self._wake(board, now + self.config.press_grace)  # to see it stand
-        state.pending = None
-        state.waiting = None
+        state.awaiting = None
         state.trail.clear()
         # Changes after the move's piece arrived belong to what follows (a reply made on top of
         # a drop that waited for its piece): they stay to be read as the next plies.

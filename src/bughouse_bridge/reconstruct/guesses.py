@@ -101,7 +101,7 @@ class Guesses(Committer):
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.pending = state.waiting = state.correctable = state.parent = None
+        state.awaiting = state.correctable = state.parent = None
         state.standing_drop = None
         state.recovered_turn = None
         self._presses_absorbed(board, now)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
+from bughouse_bridge.reconstruct.board_state import AwaitPiece, AwaitPress
 from bughouse_bridge.reconstruct.occupancy import (
     distance,
 )
@@ -49,7 +50,7 @@ class Handlers(Resync):
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
         due = state.changed_at + self.config.no_press_commit_after
         if now < due:
-            state.pending = move
+            state.awaiting = AwaitPress(move)
             self._wake(board, due)
             return []
         color = self._match.turn(board)
@@ -128,9 +129,10 @@ class Handlers(Resync):
     ) -> list[Outcome]:
         assert isinstance(reading, Waiting)
         state = self._boards[board]
-        if state.waiting is None or state.waiting[0] != reading.move:
-            state.waiting = (reading.move, state.changed_at)
-        due = state.waiting[1] + self.config.drop_grace
+        waiting = state.awaiting
+        if not isinstance(waiting, AwaitPiece) or waiting.drop != reading.move:
+            waiting = state.awaiting = AwaitPiece(reading.move, state.changed_at)
+        due = waiting.since + self.config.drop_grace
         if now < due:
             self._wake(board, due)
             return []
@@ -168,10 +170,10 @@ class Handlers(Resync):
         due = state.changed_at + self.config.illegal_after
         if state.press is not None:
             due = min(due, max(state.changed_at, state.press.t) + self.config.press_grace)
-        if state.waiting is not None:
+        if isinstance(state.awaiting, AwaitPiece):
             # A drop waits for its piece and the opponent has replied on top of it: once the
             # drop stands (``_overdue_drop``) the reply reads as the next move, not a wrong turn.
-            due = max(due, state.waiting[1] + self.config.drop_grace)
+            due = max(due, state.awaiting.since + self.config.drop_grace)
         if now < due:
             self._wake(board, due)
             return []

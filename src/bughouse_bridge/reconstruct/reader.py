@@ -10,6 +10,7 @@ import chess
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, color_name
 from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.reconstruct.board_state import AwaitPiece
 from bughouse_bridge.reconstruct.link import (
     Settling,
 )
@@ -66,9 +67,12 @@ class Reader(Handlers):
 
     def _act(self, board: BoardId, physical: str, now: float, *, cascade: bool) -> list[Outcome]:
         state = self._boards[board]
-        if state.waiting is not None and self._no_drop_after_all(board, state.waiting[0], physical):
-            state.waiting = None
-        if state.waiting is not None:
+        waiting = state.awaiting
+        if isinstance(waiting, AwaitPiece) and self._no_drop_after_all(
+            board, waiting.drop, physical
+        ):
+            state.awaiting = waiting = None
+        if isinstance(waiting, AwaitPiece):
             return self._overdue_drop(board, now) or self._read(board, physical, now, cascade)
         return self._read(board, physical, now, cascade)
 
@@ -88,11 +92,12 @@ class Reader(Handlers):
         """A drop whose piece never came stands once its grace is over, even if the opponent
         has replied on top of it meanwhile (then the reply reads as the next move)."""
         state = self._boards[board]
-        assert state.waiting is not None
-        move, since = state.waiting
+        waiting = state.awaiting
+        assert isinstance(waiting, AwaitPiece)
+        move, since = waiting.drop, waiting.since
         judgement = self._match.judge(move)
         if judgement.code is not AlertCode.DROP_NOT_IN_POCKET:
-            state.waiting = None
+            state.awaiting = None
             return []
         if now < since + self.config.drop_grace:
             self._wake(board, since + self.config.drop_grace)
@@ -170,9 +175,9 @@ class Reader(Handlers):
         state = self._boards[board]
         state.stuck = False
         self._firm_up(board, now)
-        state.waiting = None
-        if now >= state.changed_at + self.config.stability_window:
-            state.pending = None  # the mover took the move back
+        settled = now >= state.changed_at + self.config.stability_window
+        if isinstance(state.awaiting, AwaitPiece) or settled:
+            state.awaiting = None  # the drop's piece, or the move awaiting its press, taken back
         out = self._resolved(board, now, "")
         if state.press is None:
             return out
