@@ -137,7 +137,6 @@ def _mate_near_the_flag(
     return script
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: the flag message decides before the mate")
 @pytest.mark.parametrize("kind", MODELS, ids=lambda kind: kind.name)
 @pytest.mark.parametrize("fen", [CONTACT, CONTACT_DROP], ids=["move", "drop"])
 @pytest.mark.parametrize("lead", [0.1, 0.3, 0.5])
@@ -164,12 +163,14 @@ def test_a_mate_released_before_the_flag_decides(
 
 @pytest.mark.parametrize("kind", MODELS, ids=lambda kind: kind.name)
 @pytest.mark.parametrize("fen", [CONTACT, CONTACT_DROP], ids=["move", "drop"])
-@pytest.mark.parametrize("lag", [0.3, 0.5])
+@pytest.mark.parametrize("lag", [0.5, 0.8])
 def test_a_mate_released_after_the_flag_comes_too_late(
     kind: ClockType, fen: str, lag: float
 ) -> None:
-    """The mirror case: the flag fell while the piece was still in the hand. (Less than a
-    0.25 s poll after it, the clock's own flag time cannot tell the two apart.)"""
+    """The mirror case: the flag fell while the piece was still in the hand. Less than about
+    half a second after the flag the two cannot be told apart (the flag's time is known to a
+    poll of the clock, 0.25 s, the placement's to a scan of the board, 0.2-0.25 s); there the
+    mate, which needs no press, is given the benefit (rules note I)."""
     table = emulate(
         {A: fen, B: START},
         _mate_near_the_flag(fen, lag, press=False),
