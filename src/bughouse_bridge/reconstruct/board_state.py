@@ -10,6 +10,7 @@ from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove
 from bughouse_bridge.dgt.messages import (
     LeverSide,
 )
+from bughouse_bridge.reconstruct.last_move import LastMove
 from bughouse_bridge.reconstruct.link import (
     LINK,
     LinkEvent,
@@ -26,10 +27,6 @@ from bughouse_bridge.reconstruct.presses import (
     first_press,
     owed,
 )
-from bughouse_bridge.reconstruct.readings import (
-    Changes,
-    Firmness,
-)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -39,6 +36,9 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.clocks import ClockTracker
     from bughouse_bridge.reconstruct.occupancy import (
         Occupancy,
+    )
+    from bughouse_bridge.reconstruct.readings import (
+        Firmness,
     )
 
 
@@ -95,22 +95,16 @@ class Board:
     clock: ClockTracker
     link: LinkState = field(default_factory=Live)
     presses: Ledger = field(default_factory=Idle)
-    firmness: Firmness = Firmness.OPEN  # of the last committed move
-    confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
+    last: LastMove = field(default_factory=LastMove)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
     changed_at: float = 0.0
     wake_at: float | None = None
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     problem: bool = False  # an alert about the placement is open; resolving it is announced
     stuck: bool = False  # the last reading waits on the other board (or explains nothing)
-    correctable: BughouseMove | None = None
     awaiting: AwaitPress | AwaitPiece | None = None  # what the reading in progress waits for
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
     changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
-    changes_of_last: Changes = ()  # the changes that led to the last commit
-    parent: chess.Board | None = None  # the position before ``correctable``
-    committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
-    standing_drop: BughouseMove | None = None
     moved_at: float = 0.0
     signal: str | None = None
     stall_since: float | None = None
@@ -121,6 +115,14 @@ class Board:
     provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
     provisional_until: float = 0.0
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def firmness(self) -> Firmness:
+        return self.last.firmness
+
+    @property
+    def correctable(self) -> BughouseMove | None:
+        return self.last.correctable
 
     @property
     def pending(self) -> BughouseMove | None:

@@ -18,7 +18,6 @@ from bughouse_bridge.reconstruct.presses import (
 )
 from bughouse_bridge.reconstruct.readings import (
     Correction,
-    Firmness,
     Illegal,
     Legal,
     Reading,
@@ -101,13 +100,12 @@ class Guesses(Committer):
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.awaiting = state.correctable = state.parent = None
-        state.standing_drop = None
+        state.awaiting = None
         state.recovered_turn = None
         self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
-        state.committed_ply = self._match.ply(board)
+        state.last = state.last.forgotten(self._match.ply(board))
         state.moved_at = now
         state.stuck = False
 
@@ -120,10 +118,8 @@ class Guesses(Committer):
         state = self._boards[board]
         state.lost_track_at = None
         state.press_event(Absorbed())
-        state.firmness = Firmness.FINAL
-        state.confirmed_at = now
+        state.last = state.last.absorbed(now)
         state.changes.clear()
-        state.changes_of_last = ()
 
     def _press_still_owed(self, board: BoardId) -> None:
         """After a gap the board often shows the last ply before its mover has hit the clock:

@@ -183,7 +183,8 @@ class Resync(Guesses):
                 for event in self._match.play(move, t=now)
             ]
             out += self._after_commit(move.board, move, events, now)
-            self._boards[move.board].correctable = None
+            last = self._boards[move.board].last
+            self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
             self._press_still_owed(b)
