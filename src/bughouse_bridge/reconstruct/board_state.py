@@ -86,6 +86,32 @@ class RecoveredTurn:
         return [board for board in BoardId if board in self.plies]
 
 
+@dataclass(frozen=True, slots=True)
+class FillGuess:
+    """A gap left to the arbiter and filled as the boards stood: the side on move it left may be
+    a guess (corrected by the first move of the other side), and until ``doubtful_until`` a
+    later settled look may show the fill caught a hand in motion (``Resync._redo_fill``)."""
+
+    gap: int
+    turn_guessed: bool
+    doubtful_until: float | None
+
+    def settled(self, *, turn: bool = False, doubt: bool = False) -> FillGuess | None:
+        turn_guessed = self.turn_guessed and not turn
+        doubtful_until = None if doubt else self.doubtful_until
+        if not turn_guessed and doubtful_until is None:
+            return None
+        return FillGuess(self.gap, turn_guessed, doubtful_until)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryGuess:
+    """A recovery whose side on move only the shortest explanation decided: a guess until a
+    move committed after it confirms it, or a move of the other side disproves it."""
+
+    recovery: RecoveredTurn
+
+
 @dataclass(slots=True)
 class Board:
     """Everything the reconstructor remembers about one board."""
@@ -110,11 +136,46 @@ class Board:
     stall_since: float | None = None
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
-    turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
-    recovered_turn: RecoveredTurn | None = None  # the last recovery, while nothing confirms it
-    provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
-    provisional_until: float = 0.0
+    guess: FillGuess | RecoveryGuess | None = None  # what the last gap left to be confirmed
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def turn_unknown(self) -> int | None:
+        """The gap whose fill left the side on move a guess."""
+        guess = self.guess
+        return guess.gap if isinstance(guess, FillGuess) and guess.turn_guessed else None
+
+    @property
+    def recovered_turn(self) -> RecoveredTurn | None:
+        return self.guess.recovery if isinstance(self.guess, RecoveryGuess) else None
+
+    @property
+    def provisional(self) -> int | None:
+        """The gap whose fill a later settled look may still redo."""
+        guess = self.guess
+        doubtful = isinstance(guess, FillGuess) and guess.doubtful_until is not None
+        return guess.gap if doubtful else None  # type: ignore[union-attr]
+
+    @property
+    def provisional_until(self) -> float:
+        guess = self.guess
+        if isinstance(guess, FillGuess) and guess.doubtful_until is not None:
+            return guess.doubtful_until
+        return 0.0
+
+    def turn_confirmed(self) -> None:
+        """The side on move the fill guessed is right (or corrected): no longer a guess."""
+        if isinstance(self.guess, FillGuess):
+            self.guess = self.guess.settled(turn=True)
+
+    def fill_confirmed(self) -> None:
+        """The fill was whole (or has stood long enough): no later look redoes it."""
+        if isinstance(self.guess, FillGuess):
+            self.guess = self.guess.settled(doubt=True)
+
+    def recovery_confirmed(self) -> None:
+        if isinstance(self.guess, RecoveryGuess):
+            self.guess = None
 
     @property
     def firmness(self) -> Firmness:

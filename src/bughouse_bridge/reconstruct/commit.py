@@ -103,7 +103,7 @@ class Committer(GapPockets):
             confirmed_at=now,
         )
         state.seen.clear()
-        state.recovered_turn = None  # a move after a recovery confirms its side on move
+        state.recovery_confirmed()  # a move after a recovery confirms its side on move
         state.moved_at = now
         state.stall_alerted = False
         state.stuck = False
