@@ -31,6 +31,15 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1400, "height": 900}
+# A spectator's phone (the size of a common one): small screen, touch, a phone's user agent.
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+    " Chrome/120.0 Mobile Safari/537.36",
+}
 
 # Records every value the page gives data-fen / data-letters, in order (installed before the
 # page's scripts run, so nothing is missed however fast the states come).
@@ -49,6 +58,17 @@ new MutationObserver((records) => {
 """
 
 
+def artefacts(prefix: str) -> Path:
+    """A folder for a test's screenshots: ``$BUGHOUSE_ARTEFACTS`` when set (the README's
+    screenshots are copied from there), else a fresh temporary one."""
+    chosen = os.environ.get("BUGHOUSE_ARTEFACTS")
+    if chosen:
+        folder = Path(chosen)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
 def browser_missing() -> str | None:
     """Why the browser tests cannot run here, or None."""
     if not CHROMIUM.exists():
@@ -61,8 +81,9 @@ def browser_missing() -> str | None:
 
 
 @contextlib.asynccontextmanager
-async def chromium(user_data_dir: Path | None = None) -> AsyncIterator[Any]:
-    """A fresh browser context (its own user-data-dir) on the system Chromium."""
+async def chromium(user_data_dir: Path | None = None, **options: Any) -> AsyncIterator[Any]:
+    """A fresh browser context (its own user-data-dir) on the system Chromium; ``options`` are
+    Playwright's context options (e.g. PHONE)."""
     from playwright.async_api import async_playwright  # noqa: PLC0415
 
     with contextlib.ExitStack() as stack:
@@ -74,7 +95,7 @@ async def chromium(user_data_dir: Path | None = None) -> AsyncIterator[Any]:
                 executable_path=str(CHROMIUM),
                 args=CHROMIUM_ARGS[1:],  # headless=True adds the first
                 headless=True,
-                viewport=VIEWPORT,
+                **({"viewport": VIEWPORT} | options),
             )
             try:
                 yield context

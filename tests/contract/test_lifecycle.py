@@ -4,6 +4,8 @@ archive file, whichever way it began; the record topics and the games index foll
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -13,6 +15,7 @@ from test_claims import CONTACT, Wire
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.record import EntryKind
 from bughouse_bridge.bughouse.types import BoardId
 
 if TYPE_CHECKING:
@@ -131,6 +134,44 @@ def test_a_takeback_republishes_from_the_changed_entry_and_clears_the_rest():
     )
     held = retained([*outputs, output])
     assert held["bughouse/v1/match/m-1/record"]["entries"] == 2
+
+
+def test_a_takeback_by_command_is_an_event_and_a_shorter_record_not_an_entry():
+    """Contract §2 and §5: the ``takeback`` command answers with the board's ply, publishes a
+    ``takeback`` event, and removes the ply from the record: the entries from the first changed
+    one are republished (the other board's later move moves up), the rest cleared; no record
+    entry says "takeback"."""
+    bridge = scripted_bridge("fics")
+    outputs = moves(bridge, 1.0, (A, "e4"), (B, "d4"), (A, "e5"), (B, "d5"))
+    response, output = command(bridge, "takeback", 5.0, board="A")
+    assert (response["ok"], response["ply"]) == (True, 1)
+    events = [(e["type"], e.get("board"), e.get("ply")) for e in output.events]
+    assert events == [("takeback", "A", 1)]
+    held = retained([*outputs, output])
+    prefix = "bughouse/v1/match/m-1/record"
+    entries = [held[f"{prefix}/{n}"] for n in range(1, 4)]
+    assert f"{prefix}/4" not in held  # cleared with an empty retained message
+    assert held[prefix]["entries"] == 3
+    assert [(e["n"], e["kind"], e["board"], e["san"]) for e in entries] == [
+        (1, "move", "A", "e4"),
+        (2, "move", "B", "d4"),
+        (3, "move", "B", "d5"),
+    ]
+    assert entries[2]["boards"]["A"]["ply"] == 1  # the entry shows board A without the ply
+    game = parse_bpgn_game(held["bughouse/v1/match/m-1/bpgn"])
+    assert [(m.label, m.san) for m in game.moves] == [("1A.", "e4"), ("1B.", "d4"), ("1b.", "d5")]
+    assert held["bughouse/v1/match/m-1/state"]["boards"]["A"]["ply"] == 1
+
+
+def test_the_contract_lists_exactly_the_record_entry_kinds_the_bridge_publishes():
+    """docs/contract.md's topic table listed a ``takeback`` kind that no entry has (a takeback
+    rewrites the record) and left out ``gap``: every list of kinds must be the bridge's."""
+    contract = (Path(__file__).parents[2] / "docs" / "contract.md").read_text(encoding="utf-8")
+    lists = [line for line in contract.splitlines() if '"kind": "move"' in line]
+    assert lists
+    for line in lists:
+        listed = line.split('"kind":')[1].split(",")[0]
+        assert set(re.findall(r'"(\w+)"', listed)) == {str(kind) for kind in EntryKind}, line
 
 
 def test_appending_a_move_publishes_one_entry_not_the_game():

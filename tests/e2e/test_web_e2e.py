@@ -17,18 +17,20 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import pytest
 from e2e_harness import Subscriber, running_daemon, settings_overrides, the_game, unique_id
 
 from browser_harness import RECORDER, browser_missing, chromium, distinct_runs, shown, web_server
+from browser_harness import artefacts as artefact_folder
 from bughouse_bridge.emulator.scenario import PressClock, TimedAction
 from private_mosquitto import MOSQUITTO, MOSQUITTO_PASSWD, Mosquitto
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = [pytest.mark.pty, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -72,7 +74,7 @@ def broker(tmp_path: Path) -> Any:
 
 @pytest.fixture
 def artefacts() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="bughouse-web-artefacts-"))
+    folder = artefact_folder("bughouse-web-artefacts-")
     print(f"\nweb test artefacts (screenshots): {folder}")
     return folder
 

@@ -7,9 +7,9 @@
 - two arbiters' consoles: an alert acknowledged in one is shown acknowledged (by whom) in the
   other; the filter by table; an illegal alert vibrates when the arbiter switched it on.
 
-The first test uses the real bridge throughout (state, BPGN and the hall topics); the hall view
-takes the table's games from the retained states there, as the box publishes no games index
-before issue 20.
+The first test uses the real bridge throughout (states, the record topics, the games index,
+BPGN and the hall topics), and a spectator's phone opens a finished game from the hall view and
+steps through it.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -28,7 +26,7 @@ from hall_harness import Hall, Recorder
 from scholars import scholars_mate
 from test_hall_e2e import box, play, wait_for_file_rows
 
-from browser_harness import browser_missing, chromium, web_server
+from browser_harness import PHONE, artefacts, browser_missing, chromium, web_server
 from bughouse_bridge.daemon.hall_mqtt import HallConnection
 from bughouse_bridge.daemon.hall_results import ResultsCollector, run_collector
 from bughouse_bridge.daemon.hall_round import publish_round
@@ -36,6 +34,8 @@ from e2e.e2e_harness import Table
 from private_mosquitto import MOSQUITTO
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bughouse_bridge.emulator.game import GamePlan
 
 pytestmark = [
@@ -65,8 +65,8 @@ def browser_needed() -> None:
         pytest.skip(reason)
 
 
-def artefacts() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="bughouse-hall-web-"))
+def artefact_folder() -> Path:
+    folder = artefacts("bughouse-hall-web-")
     print(f"\nhall web artefacts (screenshots): {folder}")
     return folder
 
@@ -106,11 +106,14 @@ async def test_hall_view_one_card_per_table_and_standings_after_two_rounds(
     table = Table(tmp_path, seed=3)
     out = tmp_path / "results"
     collector = ResultsCollector(out)
-    folder = artefacts()
+    folder = artefact_folder()
     try:
         with web_server(hall.plan.ws_port, hall.plan.root) as web:
             async with (
-                Recorder(hall.client("arbiter"), [hall.topic("match/+/state")]) as states,
+                Recorder(
+                    hall.client("arbiter"),
+                    [hall.topic("match/+/state"), hall.topic("match/r1-t1/record/+")],
+                ) as states,
                 box(hall, 1, table, tmp_path / "box-1"),
                 chromium(tmp_path / "profile") as browser,
             ):
@@ -131,7 +134,7 @@ async def test_hall_view_one_card_per_table_and_standings_after_two_rounds(
                     await wait_for_file_rows(out / f"round-{number}.csv", 1)
                 await wait_for_standings(out, rounds=2)
                 await check_the_hall_view(view, out, folder)
-                await check_a_finished_game_opens(view)
+                await check_a_phone_opens_a_finished_game(web.url, states, tmp_path, folder)
                 service.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await service
@@ -195,12 +198,45 @@ async def check_the_hall_view(view: Any, out: Path, folder: Path) -> None:
     await standings.close()
 
 
-async def check_a_finished_game_opens(view: Any) -> None:
-    await view.click('[data-game="r1-t1"]')
-    await view.wait_for_selector("[data-result]:not([hidden])")
-    assert "Tigers win" in await view.inner_text("[data-result]")
-    # Without the record topics (issue 20) the move list comes from the BPGN.
-    await view.wait_for_function("document.querySelectorAll('.mv').length === 7")
+def record_entries(states: Recorder, match: str) -> dict[int, dict[str, Any]]:
+    """The record entries the box published for ``match``, the last of each n."""
+    prefix = f"/match/{match}/record/"
+    return {
+        int(topic.rsplit("/", 1)[1]): json.loads(payload)
+        for topic, payload in states.messages
+        if prefix in topic and payload
+    }
+
+
+async def check_a_phone_opens_a_finished_game(
+    url: str, states: Recorder, tmp_path: Path, folder: Path
+) -> None:
+    """A spectator's phone: the hall view, a tap on round 1's game, its record stepped through."""
+    entries = record_entries(states, "r1-t1")
+    assert [entries[n]["kind"] for n in sorted(entries)] == ["move"] * 7 + ["result"]
+    async with chromium(tmp_path / "phone", **PHONE) as browser:
+        phone = await browser.new_page()
+        await phone.goto(f"{url}?lang=en#/hall")
+        await phone.locator('[data-game="r1-t1"]').tap()
+        await phone.wait_for_function("document.querySelectorAll('[data-entry]').length === 8")
+        assert await phone.locator(".mv").count() == 7  # the moves; the 8th is the result
+        result = "Tigers win — board A, checkmate (1-0)"  # scholar's mate by White A
+        assert await phone.inner_text('[data-entry="8"]') == result
+        assert await phone.inner_text("[data-result]") == result
+        assert await phone.inner_text('[data-banner="A"]') == "checkmate"
+        assert await phone.inner_text(".match-title") == "Lions vs Tigers"  # first-named first
+        for n in (7, 6, 5):
+            await phone.tap('[data-review-step="previous"]')
+            await phone.wait_for_selector(f'.match[data-review="{n}"]')
+            fen = await phone.get_attribute('[data-board="A"]', "data-fen")
+            assert fen == entries[n]["boards"]["A"]["fen"]
+        await phone.tap('[data-review-step="first"]')
+        await phone.wait_for_selector('.match[data-review="0"]')
+        await phone.tap('[data-entry="3"]')
+        await phone.wait_for_selector('.match[data-review="3"]')
+        fen = await phone.get_attribute('[data-board="A"]', "data-fen")
+        assert fen == entries[3]["boards"]["A"]["fen"]
+        await phone.screenshot(path=folder / "hall-review-phone.png", full_page=True)
 
 
 async def publish_alert(client: Any, hall: Hall, bridge: str, seq: int, **fields: Any) -> None:
@@ -244,7 +280,7 @@ async def console(browser: Any, url: str, password: str, name: str, lang: str = 
 
 async def test_an_acknowledgement_is_shared_by_every_console(hall, browser_needed):
     password = hall.password("arbiter")
-    folder = artefacts()
+    folder = artefact_folder()
     with web_server(hall.plan.ws_port, hall.plan.root) as web:
         async with (
             chromium() as browser,

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.bughouse.bpgn_document import BpgnDocument
 from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, ResultRevoked
+from bughouse_bridge.bughouse.match_log import Played
 from bughouse_bridge.bughouse.record import GameRecord
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
 from bughouse_bridge.pipeline.game import entry_fields
@@ -177,7 +178,7 @@ def log_moves(match: Match) -> list[MovePlayed]:
                 (held if standing else on_record).append(happened)
     log = match._state.log
     assert len(match.record) == len(log)
-    played = [entry.move for entry in log if type(entry).__name__ == "_Played"]
+    played = [entry.move for entry in log if isinstance(entry, Played)]
     facts = [e.move for fact in match.record for e in fact.events if isinstance(e, MovePlayed)]
     assert facts == played
     return on_record

@@ -149,6 +149,7 @@ def test_under_dsj_a_flag_is_claimable_and_reading_goes_on():
     table = Table("dsj").start_clocks()
     table.times[B] = [0, 300_000]
     table.clock(B, None)
+    table.wait(0.3)  # the flag waits a scan for a placement White B may have set down before it
     (flag,) = table.of(Flag)
     (alert,) = table.alerts(AlertCode.FLAG)
     assert (flag.board, flag.color) == (B, chess.WHITE)

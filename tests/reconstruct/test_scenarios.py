@@ -212,6 +212,7 @@ def test_a_flag() -> None:
     table = Table("fics").start_clocks()
     table.times[A] = [0, 120_000]
     table.clock(A, chess.WHITE)
+    table.wait(0.3)  # the flag waits a scan for a placement White may have set down before it
     flags = table.of(Flag)
     assert [(f.board, f.color) for f in flags] == [(A, chess.WHITE)]
     assert table.of(ResultDecided)

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from bughouse_bridge.bughouse.record import EntryKind
 from bughouse_bridge.bughouse.types import AlertCode
 from bughouse_bridge.hall.scoring import TIEBREAKS
 from bughouse_bridge.web import STATIC_DIR
@@ -28,7 +29,9 @@ FAMILIES = {
     "status": ["online", "offline", "lost"],
     "action": ["claim", "candidate", "takeback", "accept", "resync"],
     "review": ["first", "previous", "next", "last"],
-    "record": ["removal", "accepted", "pocket_set", "takeback", "result", "result_revoked"],
+    # every kind of entry the bridge records, but a move (its SAN)
+    "record": [str(kind) for kind in EntryKind if kind is not EntryKind.MOVE]
+    + [f"hint_{mark}" for mark in ("recovered", "uncertain", "forced")],
     "rule.row": [str(row) for row in range(1, 18)],
     "tiebreak": list(TIEBREAKS) + [f"{name}.long" for name in TIEBREAKS],
     "reason": ["checkmate", "time", "illegal_move", "stalemate"],

@@ -9,14 +9,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import pytest
 
-from browser_harness import browser_missing, chromium, web_server
+from browser_harness import artefacts, browser_missing, chromium, web_server
 from bughouse_bridge.drivers.broker import EmbeddedBroker
 from private_mosquitto import free_port
 
@@ -184,7 +182,7 @@ async def test_obs_and_phone_layouts(scene):
     assert box_b is not None
     assert box_b["y"] >= box_a["y"] + box_a["height"]  # stacked, not squeezed side by side
     assert box_a["width"] <= 390
-    folder = Path(tempfile.mkdtemp(prefix="bughouse-web-phone-"))
+    folder = artefacts("bughouse-web-phone-")
     await phone.screenshot(path=folder / "phone.png", full_page=True)
     print(f"\nphone screenshot: {folder / 'phone.png'}")
 
@@ -248,7 +246,7 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await console.wait_for_selector('[data-responses] li[data-ok="false"]')
     assert "refused: no such claim open." in await text(console, "[data-responses] li")
 
-    folder = Path(tempfile.mkdtemp(prefix="bughouse-web-console-"))
+    folder = artefacts("bughouse-web-console-")
     await console.screenshot(path=folder / "console.png")
     print(f"\nconsole screenshot: {folder / 'console.png'}")
     await item.locator('[data-action="ack"]').click()

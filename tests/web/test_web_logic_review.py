@@ -15,8 +15,9 @@ import pytest
 import pytest_asyncio
 
 from browser_harness import browser_missing
+from bughouse_bridge.hall.rounds import parse_round_toml, round_payload
+from web.bridge_record import BridgeGame, Ply, round_file
 from web.js_logic import logic_page, run
-from web.record_standin import Ply, record_entries, record_header
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -36,10 +37,6 @@ STEAL_GAME = [
     Ply("A", "P@c7", 290),
     Ply("A", "a6", 288),
     Ply("A", "cxb8=Q(d1)", 280),
-]
-TEAMS = [
-    {"id": "lions", "name": "Lions", "seats": ["white_a", "black_b"]},
-    {"id": "tigers", "name": "Tigers", "seats": ["black_a", "white_b"]},
 ]
 
 
@@ -65,20 +62,32 @@ async def moments(page: Any, messages: list[tuple[str, Any]], points: list[int])
     return await page.evaluate(script, [messages, points])
 
 
-def record_messages(entries: list[dict[str, Any]], count: int | None = None) -> list[Any]:
-    header = record_header("m", len(entries) if count is None else count, teams=TEAMS)
-    return [*((f"record/{e['n']}", e) for e in entries), ("record", header)]
+def record_messages(game: BridgeGame) -> list[tuple[str, Any]]:
+    """The record topics the bridge published, in its order (tail, payload; None: cleared)."""
+    base = f"{game.root}/match/{game.match_id}/"
+    return [
+        (p.topic.removeprefix(base), json.loads(p.payload) if p.payload else None)
+        for p in game.published
+        if p.topic.startswith(f"{base}record")
+    ]
+
+
+def steal_game() -> BridgeGame:
+    game = BridgeGame(root="t", match_id="m", preset="dsj")
+    game.play(STEAL_GAME)
+    return game
 
 
 async def test_a_moment_is_what_the_entry_says_and_the_other_boards_last_move(page):
-    entries = record_entries(STEAL_GAME, "m", rules="dsj")
-    got = await moments(page, record_messages(entries), [0, 6, 7, 9])
+    game = steal_game()
+    _, entries = game.record()
+    got = await moments(page, record_messages(game), [0, 6, 7, 9])
     assert got["count"] == 9
     start, drop, after_drop, steal = got["moments"]
     assert start["boards"]["A"]["fen"].startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
     assert start["entry"] is None
     assert drop["boards"]["B"] == {"fen": entries[5]["boards"]["B"]["fen"], "lastMove": "d5e4",
-                                   "checked": None}  # fmt: skip
+                                   "checked": None, "mated": None}  # fmt: skip
     assert drop["boards"]["A"]["lastMove"] == "c7c5"  # board A's last move before it
     assert drop["pockets"] == entries[5]["pockets"]
     assert drop["clocks"] == entries[5]["clocks"]
@@ -89,14 +98,20 @@ async def test_a_moment_is_what_the_entry_says_and_the_other_boards_last_move(pa
 
 
 async def test_entries_beyond_the_headers_count_are_stale_and_holes_stop_the_count(page):
-    entries = record_entries(STEAL_GAME, "m", rules="dsj")
-    # A takeback shortened the record to 7: entries 8 and 9 are still retained but not shown.
-    got = await moments(page, record_messages(entries, count=7), [9])
-    assert got["count"] == 7
-    assert got["moments"][0]["n"] == 7
+    game = steal_game()
+    before = record_messages(game)
+    game.command("takeback", board="A")
+    after = record_messages(game)[len(before) :]
+    assert ("record/9", None) in after  # the bridge clears the entry taken back
+    got = await moments(page, before + after, [9])
+    assert (got["count"], got["moments"][0]["n"]) == (8, 8)
+    # The new header before the cleared entry (another subscriber's order): 9 is stale.
+    header = next(message for message in after if message[0] == "record")
+    got = await moments(page, [*before, header], [9])
+    assert (got["count"], got["moments"][0]["n"]) == (8, 8)
     # Without a header, entries count until the first hole (a cleared entry is null).
-    messages = [(f"record/{e['n']}", e) for e in entries] + [("record/4", None)]
-    assert (await moments(page, messages, [9]))["count"] == 3
+    entries = [message for message in before if message[0] != "record"]
+    assert (await moments(page, [*entries, ("record/4", None)], [9]))["count"] == 3
 
 
 @pytest.mark.parametrize(
@@ -115,26 +130,21 @@ async def test_review_keys(page, key, n, count, target):
     assert await run(page, "record.js", "stepTo", key, n, count) == target
 
 
-@pytest.mark.parametrize(
-    ("entry", "label", "kind"),
-    [
-        ({"board": "A", "color": "white", "ply": 1, "kind": "move", "uci": "e2e4"}, "1A.", "move"),
-        ({"board": "B", "color": "black", "ply": 4, "kind": "move", "uci": "N@f3"}, "2b.", "drop"),
-        ({"board": "A", "color": "white", "ply": 17, "kind": "move", "uci": "e7e8q",
-          "steal": {"board": "B"}}, "9A.", "steal"),
-        ({"board": "B", "color": None, "ply": 4, "kind": "pocket_set"}, "2B.", "pocket_set"),
-    ],
-)  # fmt: skip
-async def test_entry_labels_follow_bpgn_numbering(page, entry, label, kind):
-    assert await run(page, "record.js", "entryLabel", entry) == label
-    assert await run(page, "record.js", "entryKind", entry) == kind
-
-
-def state(match: str, bridge: str, ts: str, result: Any = None) -> dict[str, Any]:
-    return {"match": match, "bridge": bridge, "ts": ts, "teams": TEAMS, "result": result}
-
-
-WIN = {"winner": "tigers", "board": "A", "reason": "checkmate", "bpgn_result": "0-1"}
+async def test_entry_labels_follow_bpgn_numbering_and_only_moves_have_one(page):
+    game = steal_game()
+    game.command("set_pocket", board="B", color="black", pieces="N")
+    _, entries = game.record()
+    got = [
+        [await run(page, "record.js", f, entries[n - 1]) for f in ("entryLabel", "entryKind")]
+        for n in (1, 6, 7, 9, 10)
+    ]
+    assert got == [
+        ["1A.", "move"],  # e4
+        ["2b.", "move"],  # dxe4, black's second move on board B
+        ["2A.", "drop"],  # P@c7
+        ["3A.", "steal"],  # cxb8=Q(d1)
+        ["", "pocket_set"],  # no move number: it says what happened in words
+    ]
 
 
 async def hall_tables(page: Any, states: list[Any], indexes: list[Any] | None = None) -> Any:
@@ -147,38 +157,50 @@ async def hall_tables(page: Any, states: list[Any], indexes: list[Any] | None = 
     return await page.evaluate(script, [states, indexes or []])
 
 
-async def test_one_table_per_box_with_its_newest_match_and_finished_games(page):
-    states = [
-        state("r0-t1", "table-1", "2026-11-23T09:00:00.000Z"),  # replaced by the pairing
-        state("r1-t1", "table-1", "2026-11-23T10:00:00.000Z", WIN),
-        state("r1-t1-g2", "table-1", "2026-11-23T10:30:00.000Z"),
-        state("r1-t10", "table-10", "2026-11-23T10:00:00.000Z"),
-        state("r1-t2", "table-2", "2026-11-23T10:00:00.000Z"),
-    ]
+def hall_box(table: int, *, rounds: int = 1) -> BridgeGame:
+    """A hall box as the real bridge runs it: r0 until the pairing; in round 1 a game won and
+    a game drawn (the boards set up again after each), then round 2's pairing taken."""
+    box = BridgeGame(root="t", bridge_id=f"table-{table}", match_id=f"r0-t{table}", table=table)
+    box.hall_round(round_file(1, table))
+    if rounds == 1:
+        return box
+    box.play([Ply("A", "e4"), Ply("A", "e5")])
+    box.command("set_result", winner="tigers", board="A", reason="resign")
+    box.boards_set_up_again()
+    box.play([Ply("B", "d4")])
+    box.command("set_result", winner=None, board="B", reason="agreement")
+    box.boards_set_up_again()
+    box.hall_round(round_file(2, table))
+    return box
+
+
+def retained_states(*boxes: BridgeGame) -> list[dict[str, Any]]:
+    return [v for box in boxes for k, v in box.retained().items() if k.endswith("/state")]
+
+
+def games_index(box: BridgeGame) -> dict[str, Any]:
+    return box.retained()[f"{box.root}/bridge/{box.bridge.topics.bridge}/games"]
+
+
+async def test_one_table_per_box_from_the_retained_states_of_an_older_bridge(page):
+    """Without a games index: the newest state is current, those with a result finished."""
+    boxes = [hall_box(1, rounds=2), hall_box(10), hall_box(2)]
+    states = retained_states(*boxes)
+    assert {s["match"] for s in states} >= {"r0-t1", "r1-t1", "r1-t1-g2", "r2-t1"}
     got = await hall_tables(page, states)
     assert [(t["bridge"], t["table"], t["current"], t["round"], t["game"]) for t in got] == [
-        ("table-1", 1, "r1-t1-g2", 1, 2),
+        ("table-1", 1, "r2-t1", 2, 1),
         ("table-2", 2, "r1-t2", 1, 1),
         ("table-10", 10, "r1-t10", 1, 1),
     ]
-    assert got[0]["finished"] == ["r1-t1"]
+    assert got[0]["finished"] == ["r1-t1", "r1-t1-g2"]
 
 
 async def test_a_games_index_decides_the_current_match_and_the_list(page):
-    states = [state("r2-t3", "table-3", "2026-11-23T11:00:00.000Z")]
-    index = {
-        "schema": 1,
-        "bridge": "table-3",
-        "table": 3,
-        "current": "r2-t3",
-        "games": [
-            {"match": "r1-t3", "round": 1, "table": 3, "game": 1, "teams": TEAMS, "result": WIN},
-            {"match": "r1-t3-g2", "round": 1, "table": 3, "game": 2, "teams": TEAMS,
-             "result": {**WIN, "winner": None, "bpgn_result": "1/2-1/2"}},
-            {"match": "r2-t3", "round": 2, "table": 3, "game": 1, "teams": TEAMS, "result": None},
-        ],
-    }  # fmt: skip
-    got = await hall_tables(page, states, [["table-3", index]])
+    box = hall_box(3, rounds=2)
+    index = games_index(box)
+    assert [g["match"] for g in index["games"]] == ["r1-t3", "r1-t3-g2"]  # r0, g3: not played
+    got = await hall_tables(page, retained_states(box), [["table-3", index]])
     assert [(t["current"], t["round"], t["game"], t["finished"]) for t in got] == [
         ("r2-t3", 2, 1, ["r1-t3", "r1-t3-g2"])
     ]
@@ -193,25 +215,33 @@ async def test_standings_vectors_in_javascript(page, case):
     assert got == case["expected"]
 
 
-async def test_standings_inputs_from_states_and_rounds(page):
-    summary = {"match": "r2-t3-g2", "teams": TEAMS, "result": WIN}
-    got = await run(page, "standings.js", "gameOfSummary", summary)
+async def test_standings_inputs_from_the_games_index_and_the_rounds(page):
+    box = hall_box(3, rounds=2)
+    won, drawn = games_index(box)["games"]
+    got = await run(page, "standings.js", "gameOfSummary", won)
     assert got == {
-        "game": {"round": 2, "table": 3, "game": 2, "first": "tigers", "second": "lions",
+        "game": {"round": 1, "table": 3, "game": 1, "first": "tigers", "second": "lions",
                  "winner": "tigers"},
         "names": {"tigers": "Tigers", "lions": "Lions"},
     }  # fmt: skip
-    assert await run(page, "standings.js", "gameOfSummary", {**summary, "match": "demo"}) is None
-    round_payload = {
-        "schema": 1,
-        "round": 4,
-        "tables": {"2": {"first": {"id": "owls", "name": "Owls", "players": {}},
-                         "second": {"id": "foxes", "name": "Foxes", "players": {}}}},
-    }  # fmt: skip
-    assert await run(page, "standings.js", "pairingsOfRound", round_payload) == {
-        "pairings": [{"round": 4, "table": 2, "first": "owls", "second": "foxes"}],
-        "names": {"owls": "Owls", "foxes": "Foxes"},
+    assert (await run(page, "standings.js", "gameOfSummary", drawn))["game"]["winner"] is None
+    assert await run(page, "standings.js", "gameOfSummary", {**won, "match": "demo"}) is None
+    payload = json.loads(round_payload(parse_round_toml(round_file(4, 2)), ts="T"))
+    assert await run(page, "standings.js", "pairingsOfRound", payload) == {
+        "pairings": [{"round": 4, "table": 2, "first": "tigers", "second": "lions"}],
+        "names": {"tigers": "Tigers", "lions": "Lions"},
     }
+
+
+async def test_one_naming_rule_the_first_named_team_plays_black_a(page):
+    """DSJ 8.2: the bridge lists White A's team first; the page, the hall and the standings
+    all name the Tigers (Black A + White B) first, as the pairing does."""
+    box = hall_box(3, rounds=2)
+    teams = games_index(box)["games"][0]["teams"]
+    assert [team["id"] for team in teams] == ["lions", "tigers"]  # the bridge's order
+    named = await run(page, "model.js", "namedTeams", teams)
+    assert [team["id"] for team in named] == ["tigers", "lions"]
+    assert await run(page, "model.js", "versusText", teams) == "Tigers  vs  Lions"
 
 
 @pytest.mark.parametrize(

@@ -1,17 +1,22 @@
-"""The BPGN text of a game record, kept up to date entry by entry. Pure.
+"""The BPGN writer: the text of a game record, kept up to date entry by entry. Pure.
 
-:class:`BpgnDocument` writes the same text as ``write_bpgn(game_from_match_log(...))`` (see
-``docs/bpgn.md``) from the entries of a :class:`~bughouse_bridge.bughouse.record.GameRecord`,
-but incrementally: each half-move is written once, when its entry arrives, and a note that a
-later entry attaches (a removal, a correction, a revoked result) rewrites only the last half-move.
-After a rewrite of the record (``GameRecord.sync`` says from which entry) the document goes back
-to where it stood before that entry and writes on from there. ``text()`` joins the written parts.
+The one writer of the project: the retained BPGN, the archive file, ``bughouse-bridge replay``
+and :func:`write_bpgn` (a game read or built as a
+:class:`~bughouse_bridge.bughouse.bpgn_model.BpgnGame`) all come out of :meth:`BpgnDocument.render`
+(see ``docs/bpgn.md``). :class:`BpgnDocument` writes the entries of a
+:class:`~bughouse_bridge.bughouse.record.GameRecord` incrementally: each half-move is written
+once, when its entry arrives, and a note that a later entry attaches (a removal, a correction, a
+revoked result) rewrites only the last half-move. After a rewrite of the record
+(``GameRecord.sync`` says from which entry) the document goes back to where it stood before that
+entry and writes on from there. A whole game is written by appending all its entries.
 
-Moves a plain reader cannot follow are masked as :func:`~bughouse_bridge.bughouse.bpgn.
-mask_unfollowable` does, with one difference in cost: the plain reader's two boards are set up
-only at the first entry that makes the positions differ (a steal, an illegal drop that stands, an
-arbiter's correction, a link gap), from where both boards stood just before it; until then every
-move is one a plain reader plays exactly as we did.
+Moves a plain reader cannot follow (after a steal, an illegal drop that stands, an arbiter's
+correction, a link gap: its position differs from ours) are written as null moves with the move
+in a comment, ``-- {move Nf3}``, so that it keeps reading and agrees with us again wherever the
+positions meet. The plain reader's two boards are set up only at the first entry that makes the
+positions differ, from where both boards stood just before it; until then every move is one a
+plain reader plays exactly as we did (``plain_from_start``: from the start instead, for entries
+that carry no positions).
 
 A link gap that nothing explained (``gap`` entries) is written as a comment per board with the
 position the gap left, ``{gap A: <crazyhouse FEN>}``, after the half-move it followed.
@@ -24,16 +29,14 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from bughouse_bridge.bughouse.bpgn import (
-    NULL_SAN,
-    PLAYER_TAGS,
+from bughouse_bridge.bughouse.bpgn_model import NULL_SAN, PLAYER_TAGS, BpgnGame, normalize_comment
+from bughouse_bridge.bughouse.bpgn_write import (
     PlainReader,
     PlayedMove,
     bpgn_move,
     closing_comment_for,
     correction_comment,
     move_text,
-    normalize_comment,
     played_move,
     record_note,
     tag_lines,
@@ -50,9 +53,9 @@ from bughouse_bridge.bughouse.record import EntryKind
 from bughouse_bridge.bughouse.types import BoardId, Seat
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
-    from bughouse_bridge.bughouse.bpgn import BpgnMove
+    from bughouse_bridge.bughouse.bpgn_model import BpgnMove
     from bughouse_bridge.bughouse.events import ResultDecided
     from bughouse_bridge.bughouse.record import RecordEntry
 
@@ -97,7 +100,9 @@ class BpgnDocument:
 
     __slots__ = ("_before", "_cursors", "_moves", "_openings", "_pen", "_start", "_texts")
 
-    def __init__(self, fens: Mapping[BoardId, str] | None = None) -> None:
+    def __init__(
+        self, fens: Mapping[BoardId, str] | None = None, *, plain_from_start: bool = False
+    ) -> None:
         start = chess.variant.CrazyhouseBoard.starting_fen
         self._start = {
             board: chess.variant.CrazyhouseBoard((fens or {}).get(board, start)).fen()
@@ -108,6 +113,8 @@ class BpgnDocument:
         self._before: list[float] = []  # the seat's last clock before each half-move
         self._openings: list[str] = []  # corrections and gaps before the first move
         self._pen = _Pen()
+        if plain_from_start:
+            self._pen.shadow = PlainReader(self._start)
         self._cursors: list[_Cursor] = []
 
     @property
@@ -137,14 +144,30 @@ class BpgnDocument:
         comments: Sequence[str] = (),
     ) -> str:
         """The whole BPGN text: ``tags`` (without ``Result``), ``comments`` before the moves."""
-        written = team_result(result.winner_team) if result is not None else "*"
-        lines = tag_lines({**tags, "Result": written})
+        written, closing = _ending(tags, result)
+        return self.render({**tags, "Result": written}, written, closing, comments)
+
+    def game(
+        self,
+        tags: Mapping[str, str],
+        result: ResultDecided | None,
+        comments: Sequence[str] = (),
+    ) -> BpgnGame:
+        """What :meth:`text` writes, as the reader reads it back."""
+        written, closing = _ending(tags, result)
+        opening = (*(normalize_comment(comment) for comment in comments), *self._openings)
+        return BpgnGame({**tags, "Result": written}, self.moves, written, opening, closing)
+
+    def render(
+        self, tags: Mapping[str, str], result: str, closing: str, comments: Sequence[str] = ()
+    ) -> str:
+        """Tags (as given), opening comments, one line of half-moves, the closing comment and
+        the result token, as bughousedb writes a game."""
+        lines = tag_lines(tags)
         opening = [normalize_comment(comment) for comment in comments] + self._openings
         lines.extend(f"{{{comment}}}" for comment in opening)
-        closing = ""
-        if result is not None:
-            players = {seat: tags.get(tag, "?") for seat, tag in PLAYER_TAGS.items()}
-            closing = closing_comment_for(result, players)
+        # An empty closing comment is still written where a comment before the result would
+        # otherwise read as the last move's (or, without moves, as an opening one).
         closes = bool(closing) or (bool(self._moves[-1].comments) if self._moves else False)
         closes = closes or (not self._moves and bool(opening))
         if self._moves:
@@ -153,8 +176,18 @@ class BpgnDocument:
                 last = move_text(self._moves[-1], self._before[-1], closes=True)
                 texts = [*texts[:-1], last]
             lines.append(" ".join(texts))
-        lines.append((f"{{{closing}}} " if closes else "") + written)
+        lines.append((f"{{{closing}}} " if closes else "") + result)
         return "\n".join(lines) + "\n"
+
+    def add(self, move: BpgnMove) -> None:
+        """Append a half-move written already (numbered, notes and mask as they stand): for a
+        game that is not a record (:func:`write_bpgn`); a record's are written by ``update``."""
+        before = self._pen.clocks.get(move.seat, 0.0)
+        if move.clock is not None:
+            self._pen.clocks[move.seat] = move.clock
+        self._moves.append(move)
+        self._before.append(before)
+        self._texts.append(move_text(move, before))
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -168,7 +201,7 @@ class BpgnDocument:
             )
         )
         event = entry.event
-        if _diverges(entry) and pen.shadow is None:
+        if diverges(entry) and pen.shadow is None:
             # Until here a plain reader stood where we stood: set up its boards there.
             before = previous.after.fens if previous is not None else self._start
             pen.shadow = PlainReader(before)
@@ -202,12 +235,7 @@ class BpgnDocument:
             pen.numbers[played.board] += 1
         if pen.shadow is not None:
             move = pen.shadow.follow(move, uci)
-        before = pen.clocks.get(move.seat, 0.0)
-        if move.clock is not None:
-            pen.clocks[move.seat] = move.clock
-        self._moves.append(move)
-        self._before.append(before)
-        self._texts.append(move_text(move, before))
+        self.add(move)
 
     def _note(self, note: str, *, opening: bool) -> None:
         if self._moves:
@@ -234,7 +262,27 @@ class BpgnDocument:
         self._pen.shadow = None if cursor.shadow is None else PlainReader(cursor.shadow)
 
 
-def _diverges(entry: RecordEntry) -> bool:
+def write_bpgn(game: BpgnGame) -> str:
+    """The game as bughousedb writes it: tags, opening comments, one line of moves, the end."""
+    document = BpgnDocument()
+    for move in game.moves:
+        document.add(move)
+    return document.render(game.tags, game.result, game.closing_comment, game.comments)
+
+
+def write_bpgn_games(games: Iterable[BpgnGame]) -> str:
+    return "\n".join(write_bpgn(game) for game in games)
+
+
+def _ending(tags: Mapping[str, str], result: ResultDecided | None) -> tuple[str, str]:
+    """The result token and the closing comment of a record with ``result`` standing."""
+    if result is None:
+        return "*", ""
+    players = {seat: tags.get(tag, "?") for seat, tag in PLAYER_TAGS.items()}
+    return team_result(result.winner_team), closing_comment_for(result, players)
+
+
+def diverges(entry: RecordEntry) -> bool:
     """Whether a plain reader's positions differ from ours after this entry."""
     event = entry.event
     if isinstance(event, MovePlayed):

@@ -59,6 +59,7 @@ from bughouse_bridge.bughouse.events import (
     Mate,
     MateStatus,
     MovePlayed,
+    ResultDecided,
     Severity,
     Stalemate,
     StalemateStatus,
@@ -433,7 +434,10 @@ class MatchReconstructor:
         elif update.pressed_by is not None:
             state.owed = 0
             self._confirmed_late(board, now)
-        self._held_flags += [_HeldFlag(board, color, at, now) for color, at in update.flags]
+        for color, at in update.flags:
+            self._held_flags.append(_HeldFlag(board, color, at, now))
+            if color == turn:  # the flagged player's last placement may still be reported
+                self._wake(board, now + self.config.stability_window)
         return out + self._release_flags(now) + self._both_clocks(now)
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
@@ -457,16 +461,49 @@ class MatchReconstructor:
         """How long a flag waits for the move of a press that came before it."""
         return self.config.press_grace + self.config.stability_window
 
-    def _release_flags(self, now: float) -> list[Outcome]:
-        """A move whose press came before a flag counts before it, even when the scanner reports
-        its last square after the flag message: the flag waits while such a press is open."""
+    def _release_flags(self, now: float, *, before: BoardId | None = None) -> list[Outcome]:
+        """Decisions in physical time (rules note I): a flag counts at the clock's own zero
+        crossing, not when its message came. It waits while a move that may have come first is
+        still on its way: a press made before the flag message whose move the scanner has not
+        reported yet, or a placement of the flagged side set down before the zero crossing and
+        not settled yet (it may be a mating move, which needs no press: FIDE blitz 6.2.1).
+        ``before``: a move on that board is about to be committed; the flags that fell before
+        it was made are released first."""
         out: list[Outcome] = []
         for held in list(self._held_flags):
-            if self._press_open(held.seen) and now < held.seen + self._flag_hold:
+            if before is not None:
+                if not self._fell_before(held, before):
+                    continue
+            elif self._flag_waits(held, now):
                 continue
             self._held_flags.remove(held)
             out += self._flag(held.board, held.color, now, held.at)
         return out
+
+    def _flag_waits(self, held: _HeldFlag, now: float) -> bool:
+        if self._press_open(held.seen) and now < held.seen + self._flag_hold:
+            return True
+        return self._placed_before(held, now)
+
+    def _placed_before(self, held: _HeldFlag, now: float) -> bool:
+        """The flagged player's board shows a placement his hand may have left before the flag
+        fell, not settled yet: it is read first."""
+        state = self._boards[held.board]
+        if not state.connected or self._match.turn(held.board) != held.color:
+            return False
+        if now < held.seen + self.config.stability_window:
+            return True  # its last square may not have been scanned yet
+        if self._placed_at(held.board) > held.at or self._at_rest_now(held.board):
+            return False
+        return now < state.changed_at + self.config.stability_window
+
+    def _placed_at(self, board: BoardId) -> float:
+        """The earliest moment the board's last sensor change can have happened: the scanner
+        reports a square up to one full scan (``stability_window``) after the hand left it.
+        The flag's moment is an upper bound (the countdown polled every 0.25 s): a placement
+        reported less than a scan after it may have come first, and a mate, which needs no
+        press, is given that benefit (rules note I)."""
+        return self._boards[board].changed_at - self.config.stability_window
 
     def _press_open(self, before: float) -> bool:
         return any(
@@ -560,12 +597,15 @@ class MatchReconstructor:
             return self._at_rest(board, now)
         # No takeback by the arbiter since, and the last move not yet final.
         final = state.firmness is Firmness.FINAL
-        ours = self._match.ply(board) == state.committed_ply and not final
+        unchanged = self._match.ply(board) == state.committed_ply
+        ours = unchanged and not final
         context = Context(
             now,
             state.correctable if ours else None,
             state.parent if ours else None,
-            state.standing_drop if ours else None,
+            # An illegal drop stands until the opponent takes it off (row 9), however long it
+            # stood: its removal is the opponent's move, not a revision of the drop.
+            state.standing_drop if unchanged else None,
             pressed=state.press is not None,
             presses=1 + len(state.later_presses) if state.press is not None else 0,
             pending=state.pending,
@@ -630,7 +670,9 @@ class MatchReconstructor:
         move = reading.moves[0]
         if reading.standing is not None and self._hand_may_be_on_it(board, now):
             return []
-        if state.press is not None or not self._press_expected(board):
+        # A flag of the mover's fell meanwhile: a mating move set down before it decides.
+        ends = self._flag_held(board) and reading.standing is None and self._ends_the_game(move)
+        if state.press is not None or not self._press_expected(board) or ends:
             clock_ms = state.press.clock_ms if state.press is not None else None
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
         due = state.changed_at + self.config.no_press_commit_after
@@ -639,8 +681,35 @@ class MatchReconstructor:
             self._wake(board, due)
             return []
         color = self._match.turn(board)
+        mates = reading.standing is None and self._ends_the_game(move)
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
-        return [*out, self._no_press_alert(board, move, color, now)]
+        return out if mates else [*out, self._no_press_alert(board, move, color, now)]
+
+    def _flag_held(self, board: BoardId) -> bool:
+        """A flag of the side on move on ``board`` waits to be published."""
+        turn = self._match.turn(board)
+        return any(held.board == board and held.color == turn for held in self._held_flags)
+
+    def _ends_the_game(self, move: BughouseMove) -> bool:
+        """The move mates for good: it needs no press (FIDE blitz 6.2.1 "unless the move that
+        was made ends the game", 5.1.1; DSB 2.1, Olite 1). With its mover's flag fallen it is
+        committed as soon as its placement has settled (the flag waits for it); without, it
+        still waits for its press like any move, so that a move on the other board pressed
+        before it comes first, but is not alerted as a move without a press."""
+        position = self._match.position(move.board)
+        position.push(move.move)
+        if not position.is_checkmate():
+            return False
+        trial = self._match.copy()
+        try:
+            events = trial.play(move, t=0.0)
+        except ValueError:
+            return False
+        return any(
+            isinstance(event, ResultDecided)
+            or (isinstance(event, Mate) and event.status is MateStatus.FINAL)
+            for event in events
+        )
 
     def _hand_may_be_on_it(self, board: BoardId, now: float) -> bool:
         """An illegal drop pressed early stands only once the hand is surely off it: a piece
@@ -740,6 +809,7 @@ class MatchReconstructor:
         standing: Judgement | None = None,
     ) -> list[Outcome]:
         parent = self._match.position(board)
+        earlier = self._release_flags(now, before=board)
         supplied = self._gap_supplied(board, move, standing, now)
         if supplied is not None:
             standing = None
@@ -749,7 +819,10 @@ class MatchReconstructor:
             )
         except ValueError as error:
             message = f"Board {board}: {move.uci} could not be played ({error})."
-            return [alert(now, board, None, AlertCode.ILLEGAL_MOVE, message, move=move.uci)]
+            return [
+                *earlier,
+                alert(now, board, None, AlertCode.ILLEGAL_MOVE, message, move=move.uci),
+            ]
         if standing is not None and not _has_alert(events, standing.code):
             events.append(self._standing_alert(board, move, standing, now))
         if supplied is not None:
@@ -759,7 +832,18 @@ class MatchReconstructor:
         state.standing_drop = move if standing is not None else None
         state.correctable = None if standing is not None else move
         state.parent = parent
-        return out
+        return earlier + out
+
+    def _fell_before(self, held: _HeldFlag, board: BoardId) -> bool:
+        """The flag fell before the move about to be committed on ``board`` was made: the move
+        was not pressed before the flag's message came, and its placement's last sensor change
+        came after the flag. Against a flag of its own board's clock the placement is allowed
+        its scan (``_placed_at``); across the boards the messages' order stands."""
+        state = self._boards[board]
+        if state.press is not None and state.press.t <= held.seen:
+            return False
+        placed = self._placed_at(board) if board == held.board else state.changed_at
+        return held.at <= placed
 
     def _standing_alert(
         self, board: BoardId, move: BughouseMove, standing: Judgement, now: float
@@ -1231,7 +1315,10 @@ class MatchReconstructor:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
             return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
-        return self._left_to_arbiter(board, targets, turns, solution, now)
+        # Either way the boards are read again at once: a move made on top of the placements
+        # solved (the one that disproved a recovery) waits for no later sensor change.
+        left = self._left_to_arbiter(board, targets, turns, solution, now)
+        return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []

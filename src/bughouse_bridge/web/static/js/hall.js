@@ -8,7 +8,7 @@ import { openFeed } from "./feed.js";
 import { t } from "./i18n.js";
 import { HallModel } from "./hallmodel.js";
 import { MatchView } from "./match.js";
-import { resultText } from "./model.js";
+import { resultText, versusText } from "./model.js";
 import { DEFAULT_SCORING, gameOfSummary, pairingsOfRound, standings } from "./standings.js";
 import { StandingsView } from "./standingsview.js";
 
@@ -27,7 +27,7 @@ function matchLink(match) {
 }
 
 function gameLine(game) {
-  const teams = game.teams.length === 2 ? t("match.versus", { first: game.teams[0].name, second: game.teams[1].name }) : game.match;
+  const teams = versusText(game.teams) ?? game.match;
   const when = game.round === null ? game.match : t("hall.round_game", { round: game.round, game: game.game });
   return `${when} — ${teams}: ${resultText(game.result, game.teams)}`;
 }

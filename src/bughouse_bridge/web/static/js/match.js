@@ -26,6 +26,7 @@ import {
   seatsTopDown,
   snapshotClock,
   splitFen,
+  versusText,
 } from "./model.js";
 
 const POCKET_SLOTS = [
@@ -139,9 +140,7 @@ export class MatchView {
     const state = this.state;
     if (!state) return;
     const teams = state.teams ?? [];
-    this.title.textContent = teams.length === 2
-      ? t("match.versus", { first: teams[0].name, second: teams[1].name })
-      : teams.map((team) => team.name).join(" ") || this.matchId;
+    this.title.textContent = versusText(teams) ?? (teams.map((team) => team.name).join(" ") || this.matchId);
     if (this.reviewing) return;
     const result = resultText(state.result, teams);
     this.result.hidden = !result;
@@ -158,17 +157,20 @@ export class MatchView {
         checked,
         steal: this.steal?.board === board ? this.steal : null,
         pockets: state.pockets,
-        banner: boardBanner(boardState, checked, this.flagged[board], matedSide(this.moves, board)),
+        banner: boardBanner(boardState, checked, this.flagged[board], matedSide(this.moves, board), state.result, board),
         over: boardState.status === "finished" || boardState.status === "mated",
       });
     }
     this.tick(performance.now());
   }
 
-  // Review: the record's moment n on both boards, its pockets and its (stopped) clocks.
+  // Review: the record's moment n on both boards, its pockets and its (stopped) clocks. The
+  // moment of a result entry shows the result, as the live page did then.
   showMoment(moment) {
     this.moment = moment;
-    this.result.hidden = true;
+    const result = moment.result ? resultText(moment.result, this.state?.teams ?? moment.teams ?? []) : null;
+    this.result.hidden = !result;
+    this.result.textContent = result ?? "";
     for (const board of BOARDS) {
       const shown = moment.boards[board];
       if (!shown.fen) continue;
@@ -181,8 +183,8 @@ export class MatchView {
         checked: shown.checked,
         steal: moment.steal?.board === board ? moment.steal : null,
         pockets: moment.pockets ?? {},
-        banner: shown.checked ? boardBanner({}, shown.checked, null) : null,
-        over: false,
+        banner: boardBanner({ status: shown.mated ? "mated" : "playing" }, shown.checked, null, null, moment.result, board),
+        over: Boolean(moment.result),
       });
       this.drawClocks(board, moment.clocks?.[board] ?? null, 0, null);
     }
@@ -250,11 +252,15 @@ export class MatchView {
 
   // Clocks count down between clock messages (at most one a second per clock); in review they
   // stand as the record has them.
+  // A decided match's clocks stand as last read: the game ended, whatever a clock still runs.
   tick(now) {
     if (this.reviewing) return;
+    const decided = Boolean(this.state?.result);
     for (const board of BOARDS) {
       const reading = this.clocks[board];
-      if (reading) this.drawClocks(board, reading.clock, reading.receivedAt, now);
+      if (!reading) continue;
+      if (decided) this.drawClocks(board, { ...reading.clock, running: null }, 0, null);
+      else this.drawClocks(board, reading.clock, reading.receivedAt, now);
     }
   }
 

@@ -166,16 +166,22 @@ export function colorName(color) {
   return color === "white" || color === "black" ? t(`color.${color}`) : String(color ?? "");
 }
 
-// A banner for a board from the snapshot (and the flag seen on the event stream, if any).
-export function boardBanner(boardState, checked, flagged, mated = null) {
-  const banner = (kind, key, color) => ({ kind, text: t(key, { color: colorName(color) }) });
-  if (flagged) return banner("flag", "banner.flag", flagged);
+// A banner for a board from the snapshot (and the flag seen on the event stream, if any). A
+// decided match says how it ended: on the deciding board the result's reason (checkmate, time,
+// illegal move, the arbiter's words), on the other board that the game is over.
+export function boardBanner(boardState, checked, flagged, mated = null, result = null, board = null) {
+  const banner = (kind, key, params = {}) => ({ kind, text: t(key, params) });
+  if (flagged) return banner("flag", "banner.flag", { color: colorName(flagged) });
   const status = boardState?.status;
   if (status === "mated" || (mated && status === "finished")) return banner("mate", "banner.mate");
+  if (result && board !== null) {
+    if (result.board === board) return banner("result", "banner.result", { reason: reasonText(result.reason) });
+    return banner("over", "banner.over", { board: result.board });
+  }
   if (status === "mate_pending") return banner("mate-pending", "banner.mate_pending");
   if (status === "stalemate") return banner("stalemate", "banner.stalemate");
   if (boardState?.link === "disconnected") return banner("link", "banner.offline");
-  if (checked) return banner("check", "banner.check", checked);
+  if (checked) return banner("check", "banner.check", { color: colorName(checked) });
   return null;
 }
 
@@ -185,6 +191,24 @@ export function reasonText(reason) {
   const key = `reason.${String(reason ?? "").replaceAll(" ", "_")}`;
   const text = t(key);
   return text === key ? String(reason ?? "").replaceAll("_", " ") : text;
+}
+
+// The two teams of a match in the order the rules name them: the first-named team is the one
+// that plays Black on board A and White on board B (DSJ 8.2, DSB 10.2), whatever order a payload
+// lists them in (the bridge's own order is White A's team first). The hall view, the standings
+// and the page all name a match this way.
+export function namedTeams(teams) {
+  const list = (Array.isArray(teams) ? teams : []).filter((team) => team && typeof team === "object");
+  const first = list.find((team) => (team.seats ?? []).includes("black_a"));
+  if (!first) return list.slice(0, 2);
+  return [first, ...list.filter((team) => team !== first).slice(0, 1)];
+}
+
+// "Lions vs Tigers" (first-named first); null without two teams.
+export function versusText(teams) {
+  const [first, second] = namedTeams(teams);
+  if (!first || !second) return null;
+  return t("match.versus", { first: first.name || first.id, second: second.name || second.id });
 }
 
 export function resultText(result, teams) {

@@ -3,7 +3,8 @@
 // entry carries both boards, all four pockets and both clocks as they stood, so reviewing needs
 // no chess logic. Unit-tested in tests/web/test_web_logic.py.
 
-import { BOARDS } from "./model.js";
+import { t } from "./i18n.js";
+import { BOARDS, colorName, resultText } from "./model.js";
 
 export class RecordStore {
   constructor() {
@@ -52,8 +53,9 @@ export class RecordStore {
 }
 
 // "12A." / "12a." from the board's ply after the entry: the BPGN move number and board letter.
+// Only a move has one; the other entries say what happened in words (entryText).
 export function entryLabel(entry) {
-  if (!entry?.board) return "";
+  if (!entry?.board || entry.kind !== "move") return "";
   const number = Math.max(1, Math.ceil((entry.ply ?? 1) / 2));
   const letter = entry.color === "black" ? entry.board.toLowerCase() : entry.board.toUpperCase();
   return `${number}${letter}.`;
@@ -65,6 +67,32 @@ export function entryKind(entry) {
   if (entry.steal) return "steal";
   if (typeof entry.uci === "string" && entry.uci.includes("@")) return "drop";
   return "move";
+}
+
+// What an entry says in the move list, in the viewer's language: a move its SAN; a removal, a
+// correction, a gap, a result or its revocation what the record's details say about it (kinds
+// of contract §2, "The game record"; an unknown kind by its name).
+export function entryText(entry, teams = []) {
+  const details = entry?.details ?? {};
+  const params = { board: entry?.board ?? "", color: colorName(entry?.color) };
+  switch (entry?.kind) {
+    case "move":
+      return entry.san ?? entry.uci ?? "";
+    case "removal":
+      return t("record.removal", { ...params, piece: String(details.piece ?? "?").toUpperCase(), square: details.square ?? "?" });
+    case "accepted":
+      return t("record.accepted", params);
+    case "pocket_set":
+      return t("record.pocket_set", { ...params, pieces: details.pieces || "–" });
+    case "result":
+      return resultText(details, teams) ?? t("record.result");
+    case "result_revoked":
+      return details.reason ? t("record.result_revoked_because", { reason: details.reason }) : t("record.result_revoked");
+    case "gap":
+      return t("record.gap", { gap: details.gap ?? "?" });
+    default:
+      return String(entry?.kind ?? "");
+  }
 }
 
 function checkedBy(entry) {
@@ -86,7 +114,9 @@ export function momentAt(store, n) {
       if (earlier?.board === board && earlier.kind === "move") last = earlier;
     }
     const fen = entry ? entry.boards?.[board]?.fen : store.header?.start?.[board];
-    boards[board] = { fen: fen ?? null, lastMove: last?.uci ?? null, checked: checkedBy(last) };
+    const checked = checkedBy(last);
+    const mated = checked && (last.san ?? "").includes("#") ? checked : null;
+    boards[board] = { fen: fen ?? null, lastMove: last?.uci ?? null, checked, mated };
   }
   return {
     n: at,
@@ -96,6 +126,8 @@ export function momentAt(store, n) {
     pockets: entry?.pockets ?? null,
     clocks: entry?.clocks ?? null,
     steal: entry?.kind === "move" ? entry.steal ?? null : null,
+    result: entry?.kind === "result" ? entry.details ?? null : null,
+    teams: store.header?.teams ?? [],
   };
 }
 

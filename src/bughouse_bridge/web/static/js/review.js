@@ -6,7 +6,7 @@
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { moveKind, parseBpgnMoves } from "./model.js";
-import { RecordStore, entryKind, entryLabel, momentAt, stepTo } from "./record.js";
+import { RecordStore, entryKind, entryLabel, entryText, momentAt, stepTo } from "./record.js";
 
 const STEPS = [
   ["first", "◀◀", "Home"],
@@ -52,6 +52,7 @@ export class ReviewController {
     if (changed === null) return;
     if (this.items.length === 0 && this.list.childElementCount) this.list.replaceChildren();
     this.syncList(changed);
+    if (changed === 0) this.refreshNotes();
     if (this.n !== null && (changed === 0 || changed <= this.n)) this.go(this.n);
     this.update();
   }
@@ -90,19 +91,41 @@ export class ReviewController {
     if (added && this.n === null) this.scrollToEnd();
   }
 
+  get teams() {
+    return this.view.state?.teams ?? this.store.header?.teams ?? [];
+  }
+
+  // A move is `.mv` (its BPGN label and SAN); any other entry (a removal, a correction, a gap, a
+  // result, its revocation) is a `.note` in words. Both are reviewable entries.
+  // The header names the teams a result entry speaks of (it may come after the entries).
+  refreshNotes() {
+    this.items.forEach((item, index) => {
+      if (!item.classList.contains("note")) return;
+      const fresh = this.item(index + 1);
+      item.replaceWith(fresh);
+      this.items[index] = fresh;
+    });
+  }
+
   item(n) {
     const entry = this.store.entry(n);
     const kind = entryKind(entry);
-    const text = entry.kind === "move" ? entry.san ?? entry.uci ?? "" : t(`record.${entry.kind}`);
-    const classes = ["mv", `board-${entry.board ?? "none"}`, entry.color ?? "", kind];
-    if (entry.recovered) classes.push("recovered");
+    const label = entryLabel(entry);
+    const classes = [entry.kind === "move" ? "mv" : "note", `board-${entry.board ?? "none"}`, entry.color ?? "", kind];
+    // Marked, with the reason on hover: a move found after a link gap (nobody saw it played),
+    // one whose order across the boards could not be told, an illegal move that stood.
+    const hints = [];
+    if (entry.recovered) hints.push("recovered");
+    if (entry.order_certain === false) hints.push("uncertain");
+    if (entry.forced) hints.push("forced");
+    classes.push(...hints);
     if (this.n === n) classes.push("current");
+    const title = hints.map((hint) => t(`record.hint_${hint}`)).join("; ");
     return element(
       "li",
-      { class: classes.filter(Boolean).join(" "), "data-entry": String(n), "data-move-board": entry.board ?? "", tabindex: "-1" },
-      element("span", { class: "label" }, entryLabel(entry)),
-      " ",
-      text,
+      { class: classes.filter(Boolean).join(" "), "data-entry": String(n), "data-kind": entry.kind ?? "", "data-move-board": entry.board ?? "", tabindex: "-1", ...(title ? { title } : {}) },
+      ...(label ? [element("span", { class: "label" }, label), " "] : []),
+      entryText(entry, this.teams),
     );
   }
 
@@ -160,7 +183,7 @@ export class ReviewController {
       return;
     }
     const entry = this.store.entry(this.n);
-    const what = entry ? `${entryLabel(entry)} ${entry.san ?? t(`record.${entry.kind}`)}` : t("review.start");
+    const what = entry ? [entryLabel(entry), entryText(entry, this.teams)].filter(Boolean).join(" ") : t("review.start");
     this.status.textContent = t("review.at", { what, n: this.n, count });
   }
 

@@ -4,6 +4,7 @@
 // `hall results` cannot disagree.
 
 import { parseMatchId } from "./hallmodel.js";
+import { namedTeams } from "./model.js";
 
 export const DEFAULT_SCORING = {
   match_points: { win: 2, draw: 1, loss: 0 },
@@ -12,12 +13,12 @@ export const DEFAULT_SCORING = {
 };
 
 // A finished hall game (a state's or a games index's) as the standings take it: the
-// first-named team is the one on Black A (DSJ 8.2). Null when it is not one.
+// first-named team is the one on Black A (DSJ 8.2, js/model.js namedTeams, the rule the page
+// and the hall view name a match by). Null when it is not one.
 export function gameOfSummary(summary) {
   const parsed = parseMatchId(summary?.match);
   const teams = (summary?.teams ?? []).filter((team) => team && team.id !== undefined);
-  const first = teams.find((team) => (team.seats ?? []).includes("black_a"));
-  const second = teams.find((team) => team !== first);
+  const [first, second] = (teams.some((team) => (team.seats ?? []).includes("black_a")) ? namedTeams(teams) : []);
   if (!parsed || !summary.result || !first || !second) return null;
   return {
     game: { ...parsed, first: String(first.id), second: String(second.id), winner: summary.result.winner ?? null },
