@@ -52,6 +52,8 @@ STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
 LIMITS = GapLimits()  # the live default
 OUTCOMES = ("certain", "exact", "arbiter", "among", "wrong")
+STAMP_MS = 10  # the games' clock stamps: milliseconds, as FICS rounds them
+FASTEST_PLY = 0.05  # seconds: the quickest ply in the games takes 0.1 s
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,7 @@ def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap 
         _stamp(times, known, move, game.clocks[index])
         known.play(move, t=0.0)
     before = dict(times)
+    before_running = {board: known.turn(board) for board in BoardId}
     truth = known.copy()
     counted = dict.fromkeys(cut, 0)
     held: set[BoardId] = set()
@@ -119,7 +122,12 @@ def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap 
     targets = {board: truth.board_fen(board) for board in boards}
     turns = {board: truth.turn(board) for board in boards}
     clocks = {
-        board: board_clock(_reading(before, board, None), _reading(times, board, turns[board]))
+        board: board_clock(
+            _reading(before, board, before_running[board]),
+            _reading(times, board, turns[board]),
+            resolution_ms=STAMP_MS,
+            min_ply_seconds=FASTEST_PLY,
+        )
         for board in boards
     }
     played = {board: played[board] for board in boards}

@@ -84,6 +84,7 @@ from bughouse_bridge.reconstruct.gap import (
     GapSolution,
     filled_positions,
     gap_details,
+    order_details,
     solve_gap,
 )
 from bughouse_bridge.reconstruct.occupancy import (
@@ -110,7 +111,9 @@ from bughouse_bridge.reconstruct.readings import (
     read,
     through_passing_positions,
 )
+from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.shapes import explaining_shapes
+from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -211,6 +214,9 @@ class MatchReconstructor:
         # pockets (a drop taken at once) and side on move may still be wrong.
         self._unconfirmed: set[BoardId] = set()
         self._gap_count = 0
+        self._orders: dict[
+            int, OrderedRecovery
+        ] = {}  # issue 19: recoveries the arbiter may re-order
 
     @property
     def match(self) -> Match:
@@ -342,6 +348,7 @@ class MatchReconstructor:
         self._held_flags = []
         self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
         self._gap_count = 0
+        self._orders = {}  # issue 19
         for board in BoardId:
             occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)
@@ -1292,7 +1299,8 @@ class MatchReconstructor:
         # The clock's running side is not used as the side on move: read as the link returns it
         # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
         # wrong answer. The shortest explanation decides the side on move instead.
-        solution = solve_gap(self._match, known)
+        clocks = {b: self._boards[b].clock for b in known}
+        solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now):
             return []
         return self._settle(board, known, dict.fromkeys(boards), solution, now)
@@ -1314,7 +1322,8 @@ class MatchReconstructor:
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
-            return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
+            recovered = self._recovered(board, solution.unique, now, solution=solution)  # issue 19
+            return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
         left = self._left_to_arbiter(board, targets, turns, solution, now)
@@ -1327,12 +1336,21 @@ class MatchReconstructor:
             out += self._nudge(b, now)
         return out
 
-    def _recovered(self, board: BoardId, candidate: Candidate, now: float) -> list[Outcome]:
+    def _recovered(
+        self,
+        board: BoardId,
+        candidate: Candidate,
+        now: float,
+        *,
+        solution: GapSolution | None = None,
+    ) -> list[Outcome]:
+        certain = solution is None or solution.order_certain  # issue 19
+        before = self._match.copy()  # issue 19: the other orders' SAN are read from it
         out: list[Outcome] = []
         for move in candidate.moves:
             events = [
                 replace(event, recovered=True) if isinstance(event, MovePlayed) else event
-                for event in self._match.play(move, t=now)
+                for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
             ]
             out += self._after_commit(move.board, move, events, now)
             self._boards[move.board].correctable = None
@@ -1344,6 +1362,10 @@ class MatchReconstructor:
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
         }
+        if solution is not None and not certain:  # issue 19: other orders fit; choose_recovery
+            self._gap_count += 1
+            self._orders[self._gap_count] = OrderedRecovery.of(self._match, solution)
+            details |= order_details(self._gap_count, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
     def _left_to_arbiter(
@@ -1660,6 +1682,10 @@ class MatchReconstructor:
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
         ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        if gap in self._orders:  # issue 19: a recovery's order re-chosen
+            events = reorder(self._match, self._orders[gap], index, t=now)
+            del self._orders[gap]
+            return list(events)
         solution = self._gaps.get(gap)
         if solution is None:
             raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")

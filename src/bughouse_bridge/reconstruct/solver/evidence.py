@@ -2,11 +2,13 @@
 
 Pure values built from clock readings the reconstructor already has (``ClockTracker`` readings:
 White's and Black's remaining milliseconds and the running side). A side whose clock shows the
-same time before and after the gap, and does not run now, made no move in it (with an increment
-its time would have changed too). A side whose time went down by ``s`` seconds made at most
-``s / min_ply_seconds + 1`` moves (each of its plies ran its clock a little; the one it may be
-thinking about now is the ``+ 1``). The running side is the side on move only when the reading is
-trusted (``turn_trusted``): as a link returns, a reading is often a press in flight.
+same time before and after the gap, read exactly, and whose clock did not run as the gap began,
+made no move in it. A side whose time went down by ``s`` seconds made at most
+``s / min_ply_seconds`` moves (each of its plies ran its clock a little), one more if its clock
+ran as the gap began. A DGT clock shows whole seconds, so live the bound allows a second more
+(``gap_evidence``); with an increment nothing is inferred. The running side is the side on move
+only when the reading is trusted (``turn_trusted``): as a link returns, a reading is often a press
+in flight.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from bughouse_bridge.bughouse.types import BoardId
+    from bughouse_bridge.reconstruct.clocks import ClockTracker
 
-__all__ = ["BoardClock", "ClockReading", "GapEvidence", "board_clock"]
+__all__ = ["BoardClock", "ClockReading", "GapEvidence", "board_clock", "gap_evidence"]
 
 ClockReading = tuple[int, int, chess.Color | None]  # white_ms, black_ms, running side
-_STILL_MS = 50  # a clock's readings of an unchanged time differ by no more than this
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,25 +55,48 @@ class GapEvidence:
         return self.clocks.get(board) or BoardClock()
 
 
-def board_clock(
+def board_clock(  # noqa: PLR0913 - the two readings and how to read them
     before: ClockReading | None,
     after: ClockReading | None,
     *,
     increment_ms: int = 0,
+    resolution_ms: int = 0,
     min_ply_seconds: float = 0.1,
     turn_trusted: bool = False,
 ) -> BoardClock:
-    """The evidence of one clock read as the gap began (``before``) and as the link returned."""
-    if before is None or after is None:
-        return BoardClock()
-    running = after[2]
+    """The evidence of one clock read as the gap began (``before``) and as the link returned.
+
+    Each ply of a side in the gap ran that side's clock for at least ``min_ply_seconds``,
+    except the first ply of the side whose clock already ran as the gap began (its thinking
+    started before); a reading is exact to ``resolution_ms`` (a DGT clock shows seconds). So a
+    side whose time did not move, read exactly, made no move."""
+    if before is None or after is None or increment_ms:
+        return BoardClock(turn=None if after is None or not turn_trusted else after[2])
     spent_ms = {chess.WHITE: before[0] - after[0], chess.BLACK: before[1] - after[1]}
     most: dict[chess.Color, int | None] = {}
     for color, spent in spent_ms.items():
-        if running is not color and abs(spent) <= _STILL_MS:
-            most[color] = 0
-        elif increment_ms == 0 and spent >= 0:
-            most[color] = int(spent / 1000 / min_ply_seconds) + 1
-        else:
-            most[color] = None
-    return BoardClock(turn=running if turn_trusted else None, most=most)
+        if spent < -resolution_ms:
+            most[color] = None  # the time went up: set by hand, not played
+            continue
+        plies = int((max(spent, 0) + resolution_ms) / (min_ply_seconds * 1000))
+        most[color] = plies + (1 if before[2] == color else 0)
+    return BoardClock(turn=after[2] if turn_trusted else None, most=most)
+
+
+def gap_evidence(clocks: Mapping[BoardId, ClockTracker]) -> GapEvidence:
+    """The evidence of the cut boards' clocks: each read before the link was lost and now."""
+    return GapEvidence(
+        {
+            board: board_clock(
+                clock.before_gap,
+                clock.reading(),
+                resolution_ms=_DGT_RESOLUTION_MS,
+                min_ply_seconds=_OVER_THE_BOARD_PLY_SECONDS,
+            )
+            for board, clock in clocks.items()
+        }
+    )
+
+
+_DGT_RESOLUTION_MS = 1000  # a DGT clock reports whole seconds
+_OVER_THE_BOARD_PLY_SECONDS = 0.5  # see the board, move a piece, press the clock: never faster

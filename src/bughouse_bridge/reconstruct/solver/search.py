@@ -172,13 +172,15 @@ class BoardSearch:
             moves = list(chess.Board.generate_legal_moves(board, differ, differ))
             drop_to = {kind: mask & differ for kind, mask in wanted.items()}
         elif spare is not None and spare > 0:
+            differ = self._differ(board)
+            own = board.occupied_co[mover]
             moves = list(chess.Board.generate_legal_moves(board))
+            if not board.is_check():
+                moves = _no_detours(board, moves, own & ~differ, spare)
             # A spare ply may drop a piece where the goal has another (it is taken there
             # later), where it can still walk to a goal square of its kind, or, in check,
             # anywhere it interposes; a drop elsewhere would need more plies to clear its
             # square than are to spare (not searched).
-            differ = self._differ(board)
-            own = board.occupied_co[mover]
             drop_to = {
                 kind: chess.BB_ALL
                 if board.is_check()
@@ -302,6 +304,24 @@ class BoardSearch:
         for move, child, sub in _ranked(edges, last):
             for rest in self._paths(child, sub, move):
                 yield [move, *rest]
+
+
+def _no_detours(
+    board: BughouseBoard, moves: list[chess.Move], placed: chess.Bitboard, spare: int
+) -> list[chess.Move]:
+    """A piece standing where the goal has it (``placed``) walks away only to come back: two
+    plies spent to pass the move (a tempo the side on move needs), never a capture on the way
+    (a piece that takes and returns is not told from a hand in the middle of a capture, which
+    leaves both squares empty: that placement stays unexplained until the piece lands)."""
+    return [
+        move
+        for move in moves
+        if not placed & chess.BB_SQUARES[move.from_square]
+        or (spare >= _DETOUR and not board.is_capture(move))
+    ]
+
+
+_DETOUR = 2  # plies of a piece that goes and comes back
 
 
 def _ranked(edges: Iterable[Edge], last: chess.Move | None) -> list[Edge]:
