@@ -210,9 +210,10 @@ class BoardSearch:
     ) -> list[chess.Move]:
         """With no ply to spare every ply must lower the bound's cost: the moved piece gets
         closer to a goal square of its kind (``bound.improving``), or it promotes or castles.
-        ``spare`` (a narrow search): a ply to spare may also capture, or move a king or rook
-        that may still castle — the moves that change what the gap ends in (the pockets, the
-        castling rights); a quiet detour does not."""
+        ``spare`` (a narrow search): a ply to spare may also capture, move the king (it steps
+        aside so that a dropped piece can be taken, or takes it), or move a rook that may still
+        castle — the moves that change what the gap ends in (the pockets, the castling rights);
+        another quiet detour does not."""
         castles = bool(board.castling_rights & (chess.BB_RANK_1 if board.turn else chess.BB_RANK_8))
         mover = board.turn
         own = board.occupied_co[mover]
@@ -231,7 +232,11 @@ class BoardSearch:
                 or (kind == chess.KING and abs(move.to_square - move.from_square) == 2)
                 or (
                     spare
-                    and (board.is_capture(move) or (castles and kind in {chess.KING, chess.ROOK}))
+                    and (
+                        board.is_capture(move)
+                        or kind == chess.KING
+                        or (castles and kind == chess.ROOK)
+                    )
                 )
             ):
                 kept.append(move)
