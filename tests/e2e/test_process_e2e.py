@@ -134,6 +134,8 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
         assert moves_by_board(events) == expected_by_board(game)
         assert not alerts, "no alert after a clean recovery"
     else:  # 30 s: recovered, or handed to the arbiter; every later move exact either way
+        recovered = moves_by_board(events) == expected_by_board(game)
+        print("restart outcome:", "recovered" if recovered else "arbiter")  # issue 19's tally
         _assert_exact_or_offered(events, expected_by_board(game))
         assert {a["code"] for a in alerts} <= {"gap_ambiguous"}, alerts
 
