@@ -134,8 +134,6 @@ async def test_sigkill_mid_game_resumes_with_seq_continuing(tmp_path, shared_bro
         assert moves_by_board(events) == expected_by_board(game)
         assert not alerts, "no alert after a clean recovery"
     else:  # 30 s: recovered, or handed to the arbiter; every later move exact either way
-        recovered = moves_by_board(events) == expected_by_board(game)
-        print("restart outcome:", "recovered" if recovered else "arbiter")  # issue 19's tally
         _assert_exact_or_offered(events, expected_by_board(game))
         assert {a["code"] for a in alerts} <= {"gap_ambiguous"}, alerts
 
@@ -150,6 +148,8 @@ def _assert_exact_or_offered(events: list[dict[str, Any]], expected: dict[str, l
     alert hands them to the arbiter: what is published is the game with one block of plies
     missing per board, and a complete search (verdict ``ambiguous``) offers the true block."""
     published = moves_by_board(events)
+    # The tally of issue 19 (recovered with no arbiter decision): run with -s to read it.
+    print("restart outcome:", "recovered" if published == expected else "arbiter")
     if published == expected:
         return
     (gap,) = [e for e in events if e["type"] == "alert" and e["code"] == "gap_ambiguous"]
