@@ -63,9 +63,9 @@ class Verdict(StrEnum):
 @dataclass(frozen=True, slots=True)
 class GapLimits:
     max_plies: int = 24  # per board
-    max_nodes: int = 6_000  # plies tried in all; the search gives up ("unknown") beyond
+    max_nodes: int = 40_000  # plies tried in all; the search gives up ("unknown") beyond
     max_candidates: int = 8  # distinct end states kept (and shown to the arbiter)
-    confirm_nodes: int = 1_500  # plies tried looking for a longer explanation ending otherwise
+    confirm_nodes: int = 6_000  # plies tried looking for a longer explanation ending otherwise
 
 
 @dataclass(frozen=True, slots=True)
