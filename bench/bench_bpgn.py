@@ -2,10 +2,10 @@
 
 Run: ``.venv/bin/python bench/bench_bpgn.py`` (rewrites its section of bench/README.md).
 
-Writing = ``game_from_match_log`` + ``write_bpgn`` over the whole game (the whole-game writer of
-an event list: replays, tools; until issue 20 the bridge did this after every move — it now
-writes one half-move at a time, see ``bench_record.py``); reading = ``parse_bpgn`` of the
-written text. Best of 5 runs.
+Writing = the one writer over a whole game at once: the match's facts followed by a new
+``GameRecord`` and every entry appended to a new ``BpgnDocument``, then its text (what a box
+would do to write a game it had not followed; live, the bridge appends one entry a move, see
+``bench_record.py``); reading = ``parse_bpgn`` of the written text. Best of 5 runs.
 """
 
 from __future__ import annotations
@@ -18,35 +18,31 @@ import timeit
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.bughouse.bpgn import (
-    game_from_match_log,
-    parse_bpgn_game,
-    replay,
-    write_bpgn,
-)
+from bughouse_bridge.bughouse.bpgn import BpgnDocument, parse_bpgn_game, replay
 from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.record import GameRecord
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.data import bundled_game
 from readme_section import write_section
 
 if TYPE_CHECKING:
-    from bughouse_bridge.bughouse.events import MatchEvent
+    from collections.abc import Mapping
 
 HEADING = "## BPGN record"
 RUNS = 5
 
 
-def real_game() -> list[MatchEvent]:
-    steps = replay(parse_bpgn_game(bundled_game("1934301")), Match(get_preset("fics")))
-    return [event for step in steps for event in step.events]
+def real_game() -> Match:
+    match = Match(get_preset("fics"))
+    replay(parse_bpgn_game(bundled_game("1934301")), match)
+    return match
 
 
-def random_game(plies: int, seed: int = 1) -> list[MatchEvent]:
+def random_game(plies: int, seed: int = 1) -> Match:
     """A long legal playout (no result stops it: both boards keep moving while they can)."""
     rng = random.Random(seed)
     match = Match(get_preset("fics"))
-    events: list[MatchEvent] = []
     clocks = dict.fromkeys(BoardId, 600_000)
     for index in range(plies):
         board = rng.choice(list(BoardId))
@@ -55,25 +51,31 @@ def random_game(plies: int, seed: int = 1) -> list[MatchEvent]:
             break
         move = rng.choice(moves)
         clocks[move.board] -= rng.randrange(100, 3000)
-        events += match.play(move, t=float(index), clock_ms=clocks[move.board])
-    return events
+        match.play(move, t=float(index), clock_ms=clocks[move.board])
+    return match
 
 
-def measure(label: str, events: list[MatchEvent]) -> str:
+def write_whole(match: Match, tags: Mapping[str, str]) -> str:
+    """The game's BPGN written from nothing by the one writer, entry after entry."""
+    record = GameRecord()
+    record.sync(match.record)
+    document = BpgnDocument()
+    document.update(record.entries, 0)
+    return document.text(tags, record.result)
+
+
+def measure(label: str, match: Match) -> str:
     tags = {"Event": "bench", "WhiteA": "a", "BlackA": "b", "WhiteB": "c", "BlackB": "d"}
-    game = game_from_match_log(events, tags=tags)
-    text = write_bpgn(game)
-
-    def publish() -> None:
-        write_bpgn(game_from_match_log(events, tags=tags))
-
+    text = write_whole(match, tags)
+    moves = len(parse_bpgn_game(text).moves)
     number = 50
-    publication = min(timeit.repeat(publish, number=number, repeat=RUNS)) / number
+    writing = min(timeit.repeat(lambda: write_whole(match, tags), number=number, repeat=RUNS))
+    writing /= number
     reading = min(timeit.repeat(lambda: parse_bpgn_game(text), number=number, repeat=RUNS))
     reading /= number
     return (
-        f"| {label} | {len(game.moves)} | {len(text):,} | {publication * 1000:.2f} "
-        f"| {publication / len(game.moves) * 1e6:.0f} | {reading * 1000:.2f} |"
+        f"| {label} | {moves} | {len(text):,} | {writing * 1000:.2f} "
+        f"| {writing / moves * 1e6:.0f} | {reading * 1000:.2f} |"
     )
 
 
@@ -86,7 +88,8 @@ def machine() -> str:
         ),
         platform.processor() or "unknown CPU",
     )
-    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}."
+    load = os.getloadavg()[0]
+    return f"{os.cpu_count()} CPUs, {cpu}, Python {platform.python_version()}, load {load:.1f}."
 
 
 def section(rows: list[str]) -> str:
@@ -96,9 +99,11 @@ def section(rows: list[str]) -> str:
             "",
             "Run: `.venv/bin/python bench/bench_bpgn.py` (rewrites this section).",
             "",
-            "The whole game written at once (`game_from_match_log` + `write_bpgn`, O(half-moves))",
-            "and read back (`parse_bpgn`). Until issue 20 the bridge did this after every move;",
-            'it now writes one half-move at a time ("Publishing a move" below). Best of 5 runs.',
+            "The whole game written at once by the one writer (the match's facts into a new",
+            "`GameRecord`, every entry appended to a new `BpgnDocument`, its text; O(half-moves))",
+            "and read back (`parse_bpgn`). Until issue 20 the bridge wrote the whole game after",
+            'every move; it now appends one half-move a move ("Publishing a move" below). Best of',
+            "5 runs.",
             "",
             "| game | half-moves | bytes | ms to write | µs per half-move | parse ms |",
             "|---|---:|---:|---:|---:|---:|",

@@ -1,7 +1,9 @@
 """Lever press on the emulated board -> the move drawn in the web page, measured in the browser.
 
 Run: ``.venv/bin/python bench/bench_web.py`` (about 2 minutes; rewrites its section of
-bench/README.md; ``--no-readme`` only prints). Needs mosquitto and Debian's Chromium
+bench/README.md; ``--no-readme`` only prints; ``--static DIR`` serves another version of the page,
+e.g. ``git archive main src/bughouse_bridge/web/static | tar -x -C /tmp/old``, to compare two
+pages run after run on the same machine). Needs mosquitto and Debian's Chromium
 (``scripts/ensure-mosquitto``, ``scripts/ensure-chromium``).
 
 The bundled game at the e2e pace, emulated boards on ptys, the daemon, a private mosquitto with a
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests" / "e2e"), str(HERE.parent / "tests")]
@@ -55,7 +58,7 @@ new MutationObserver((records) => {
 """
 
 
-async def measure(workdir: Path) -> dict[str, float | int]:
+async def measure(workdir: Path, static_dir: Path | None = None) -> dict[str, Any]:
     broker = Mosquitto(workdir, websockets=True)
     broker.start()
     table = Table(workdir)
@@ -71,7 +74,7 @@ async def measure(workdir: Path) -> dict[str, float | int]:
             chromium(workdir / "profile") as browser,
         ):
             assert broker.ws_port is not None
-            with web_server(broker.ws_port, "bench/web") as web:
+            with web_server(broker.ws_port, "bench/web", static_dir) as web:
                 page = await browser.new_page()
                 await page.add_init_script(DRAWN)
                 await page.goto(f"{web.url}#/match/web")
@@ -88,7 +91,7 @@ async def measure(workdir: Path) -> dict[str, float | int]:
     first_drawn: dict[tuple[str, str], float] = {}
     for board, fen, at in drawn:
         first_drawn.setdefault((board, fen), at / 1000)
-    samples = []
+    samples, moves = [], []
     for event in dedupe(sub.events()):
         if event["type"] != "move":
             continue
@@ -96,8 +99,10 @@ async def measure(workdir: Path) -> dict[str, float | int]:
         shown = first_drawn.get((event["board"], event["fen"]))
         if event["ply"] <= len(times) and shown is not None:
             samples.append((shown - times[event["ply"] - 1]) * 1000)
+            moves.append((samples[-1], f"{event['board']}{event['ply']} {event['san']}"))
     samples.sort()
     return {
+        "slowest": sorted(moves, reverse=True)[:5],
         "moves": len(samples),
         "median_ms": statistics.median(samples),
         "p99_ms": samples[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))],
@@ -105,7 +110,7 @@ async def measure(workdir: Path) -> dict[str, float | int]:
     }
 
 
-def section(result: dict[str, float | int]) -> str:
+def section(result: dict[str, Any]) -> str:
     lines = [
         SECTION,
         "",
@@ -150,9 +155,11 @@ async def main(args: argparse.Namespace) -> None:
         sys.exit(f"bench_web: {reason}")
     setup_logging("error")
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-        result = await measure(Path(tmp))
+        result = await measure(Path(tmp), args.static)
     text = section(result)
     print(text)
+    slowest = ", ".join(f"{name}: {ms:.0f} ms" for ms, name in result["slowest"])
+    print(f"slowest moves (board, ply, SAN): {slowest}")
     if not args.no_readme:
         write_section(SECTION, text)
 
@@ -160,4 +167,5 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--static", type=Path, help="serve the page from this folder")
     asyncio.run(main(parser.parse_args()))

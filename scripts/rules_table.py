@@ -14,6 +14,36 @@ from bughouse_bridge.bughouse import rules
 
 PRESET_ORDER = ("dsj", "dsb", "olite", "fics")
 
+# Not a policy value: every preset orders what ends the game by when it happened on the boards.
+PHYSICAL_TIME = """
+## Decisions in physical time (rules note I)
+
+What ends the game first is decided by when it happened on the boards, not by when its message
+arrived. Every preset reads it the same way, so it is no policy value:
+
+- **A mating move needs no press.** FIDE blitz rules 6.2.1 ("... unless the move that was made ends
+  the game") and 5.1.1 (checkmate ends the game immediately), taken over by DSB 2.1 and Olite 1; DSJ
+  3.1 (a piece counts as set once released). The moment of a move is the last sensor change of its
+  placement (the piece released), or its press if that came first.
+- **The moment of a flag** is the clock's own zero crossing (the tightest bound from its countdown,
+  note H), never the arrival of its message.
+- **The earliest decides.** A flag whose player is on move waits one scan (`stability_window`) for a
+  placement set down before it and reported late, and then for as long as such a placement is not
+  settled. If it reads as a move that mates for good (a final mate: checkmate under `fics`/`olite`,
+  a mate no partner move can lift under `dsj`/`dsb`, row 7), it is committed at once, without its
+  press, and decides; the flag follows, reported after the result. A piece released after the zero
+  crossing comes too late: the flag decides (under row 13 `any_player`: it is claimable) and the
+  move is still read after the result.
+- **Resolution.** The flag's moment is known to one poll of the clock (0.25 s), the placement's to
+  one scan of the board (0.2-0.25 s): a placement reported less than a scan after the flag's bound
+  may have come first, and the mate is given that benefit. Across the two boards the messages' order
+  stands (each board relays its own clock, note H).
+- A non-mating move counts before a flag only with its press before the flag's message (a press
+  waits `press_grace` + `stability_window` for its move, contract §3).
+- **A removed illegal drop** (row 9) is the opponent's move, however long the drop stood: its piece
+  goes where row 9 says even when the next move follows the removal before the board settles.
+"""
+
 
 def allowed_values(name: str) -> str:
     hints = typing.get_type_hints(rules.RuleSet)
@@ -70,6 +100,7 @@ def main() -> None:
         "`details.claim` holds the arguments of `confirm_claim`, and only a confirmed claim "
         "decides; under the other values the bridge decides (or refuses) at once."
     )
+    print(PHYSICAL_TIME, end="")
     fields = {field.name for field in dataclasses.fields(rules.RuleSet)}
     covered = {name for names in rules.ROW_FIELDS.values() for name in names}
     assert fields - covered <= {"preset", "overridden"}, fields - covered

@@ -104,10 +104,12 @@ async def chromium(user_data_dir: Path | None = None, **options: Any) -> AsyncIt
 
 
 @contextlib.contextmanager
-def web_server(ws_port: int, root: str) -> Iterator[WebServer]:
-    """The app on a spare port, pointed at the broker's WebSocket listener."""
+def web_server(ws_port: int, root: str, static_dir: Path | None = None) -> Iterator[WebServer]:
+    """The app (or the one in ``static_dir``) on a spare port, pointed at the broker's
+    WebSocket listener."""
     config = page_config(broker_ws=f"ws://127.0.0.1:{ws_port}", ws_port=ws_port, root=root)
-    with WebServer(port=0, config=config) as server:
+    folder = {} if static_dir is None else {"static_dir": static_dir}
+    with WebServer(port=0, config=config, **folder) as server:
         yield server
 
 

@@ -211,8 +211,11 @@ def test_arbiter_commands_change_the_match_only_through_the_reconstructor(monkey
         assert response["ok"], (verb, response)
     # Each verb's one call comes through the reconstructor (a takeback's replay calls the
     # match's own methods again from inside the match).
-    assert callers.count("bughouse_bridge.reconstruct.machine") == 5
-    assert set(callers) <= {"bughouse_bridge.reconstruct.machine", "bughouse_bridge.bughouse.match"}
+    assert callers.count("bughouse_bridge.reconstruct.reconstructor") == 5
+    assert set(callers) <= {
+        "bughouse_bridge.reconstruct.reconstructor",
+        "bughouse_bridge.bughouse.match",
+    }
 
 
 @pytest.mark.parametrize("verb", ["new_game", "set_result"])

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
+from bughouse_bridge.bughouse.bpgn import parse_bpgn_game, write_bpgn
 from bughouse_bridge.bughouse.bpgn_document import BpgnDocument
 from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, ResultRevoked
 from bughouse_bridge.bughouse.match_log import Played
@@ -189,6 +189,8 @@ def check_pychess(pychess: Pychess, bridge: Bridge) -> None:
     imported = pychess.read(text)
     assert "error" not in imported["response"], (imported["response"], text)
     ours = parse_bpgn_game(text)
+    # One writer: the game as read back renders to the very text (write_bpgn is the document).
+    assert write_bpgn(ours) == text
     expected = log_moves(bridge.reconstructor.match)
     assert [m.board for m in ours.moves if not m.is_null] == [m.board for m in expected]
     assert imported["order"] == [str(m.board) for m in ours.moves]

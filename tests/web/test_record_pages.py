@@ -389,7 +389,7 @@ TEXTS = {
 ILLEGAL_DROP = {
     "schema": 1,
     "bridge": "table-1",
-    "match": "r1-t1",
+    "match": "r3-t1-g2",
     "boot_id": "boot-3",
     "seq": 5,
     "ts": "2026-11-23T10:05:00.000Z",

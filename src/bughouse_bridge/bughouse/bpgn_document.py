@@ -236,7 +236,8 @@ class BpgnDocument:
         pen.last_color[event.board] = event.color
         if pen.first_move_t is None:
             pen.first_move_t = event.t
-        self._append(played_move(event), event.move.uci)
+        played = played_move(event)
+        self._append(played, played.uci)
 
     def _append(self, played: PlayedMove, uci: str | None) -> None:
         pen = self._pen

@@ -51,7 +51,7 @@ class MatchCore:
     """The boards, the log and what can be asked of them; recording and replaying the log.
 
     The changes live in the mixins that :class:`~bughouse_bridge.bughouse.match.Match` composes;
-    each names how its log entries are replayed (``_replay_entry``).
+    ``Match`` names how each log entry is replayed (``_replay_entry``: the method that made it).
     """
 
     __slots__ = ("_fens", "_rules", "_state")

@@ -1,0 +1,147 @@
+"""What the reconstructor remembers about a board, and the values it keeps about flags and
+recoveries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove
+from bughouse_bridge.dgt.messages import (
+    LeverSide,
+)
+from bughouse_bridge.reconstruct.link import (
+    LINK,
+    LinkEvent,
+    LinkState,
+    Live,
+    heard,
+)
+from bughouse_bridge.reconstruct.presses import (
+    PRESSES,
+    Idle,
+    Ledger,
+    Press,
+    PressEvent,
+    first_press,
+    owed,
+)
+from bughouse_bridge.reconstruct.readings import (
+    Changes,
+    Firmness,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import chess
+
+    from bughouse_bridge.reconstruct.clocks import ClockTracker
+    from bughouse_bridge.reconstruct.occupancy import (
+        Occupancy,
+    )
+
+
+CLOCK_SIDES = {"left": LeverSide.LEFT, "right": LeverSide.RIGHT}
+SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a handful)
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitPress:
+    """A settled legal move of the side on move, the clock running for him: his press commits
+    it (or ``no_press_commit_after`` does, with an alert)."""
+
+    move: BughouseMove
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitPiece:
+    """A drop of a piece the pocket does not hold yet, waiting (``drop_grace`` from ``since``)
+    for the capture on the other board that supplies it."""
+
+    drop: BughouseMove
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class HeldFlag:
+    """A flag reported while a press made before it still waits for its move to be read."""
+
+    board: BoardId
+    color: chess.Color
+    at: float  # the clock-derived zero crossing
+    seen: float  # when the flag message came
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveredTurn:
+    """A recovery whose side on move only the shortest explanation decided (the clock is not
+    trusted as a link returns): a guess until a move committed after it confirms it."""
+
+    moves: tuple[BughouseMove, ...]  # the recovered plies, in playing order
+    plies: Mapping[BoardId, int]  # each board's ply right after them (a takeback since: void)
+
+    @property
+    def boards(self) -> list[BoardId]:
+        return [board for board in BoardId if board in self.plies]
+
+
+@dataclass(slots=True)
+class Board:
+    """Everything the reconstructor remembers about one board."""
+
+    occupancy: Occupancy
+    rotated: bool | None
+    clock: ClockTracker
+    link: LinkState = field(default_factory=Live)
+    presses: Ledger = field(default_factory=Idle)
+    firmness: Firmness = Firmness.OPEN  # of the last committed move
+    confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
+    seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
+    changed_at: float = 0.0
+    wake_at: float | None = None
+    alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
+    problem: bool = False  # an alert about the placement is open; resolving it is announced
+    stuck: bool = False  # the last reading waits on the other board (or explains nothing)
+    correctable: BughouseMove | None = None
+    awaiting: AwaitPress | AwaitPiece | None = None  # what the reading in progress waits for
+    trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
+    changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
+    changes_of_last: Changes = ()  # the changes that led to the last commit
+    parent: chess.Board | None = None  # the position before ``correctable``
+    committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
+    standing_drop: BughouseMove | None = None
+    moved_at: float = 0.0
+    signal: str | None = None
+    stall_since: float | None = None
+    stall_alerted: bool = False
+    held: bool = False  # stuck while the other board's link is down: solved with its gap
+    turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
+    recovered_turn: RecoveredTurn | None = None  # the last recovery, while nothing confirms it
+    provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
+    provisional_until: float = 0.0
+    lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def pending(self) -> BughouseMove | None:
+        """A settled legal move waiting for its press."""
+        return self.awaiting.move if isinstance(self.awaiting, AwaitPress) else None
+
+    @property
+    def press(self) -> Press | None:
+        """The side on move's press no move has matched yet."""
+        return first_press(self.presses)
+
+    @property
+    def owed(self) -> int:
+        return owed(self.presses)
+
+    @property
+    def connected(self) -> bool:
+        return heard(self.link)
+
+    def press_event(self, event: PressEvent) -> None:
+        self.presses = PRESSES.fire(self.presses, event)
+
+    def link_event(self, event: LinkEvent) -> None:
+        self.link = LINK.fire(self.link, event)

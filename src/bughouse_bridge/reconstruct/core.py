@@ -1,0 +1,222 @@
+"""The reconstructor's shared state and what every part of it needs: the boards' states, the
+physical placements (orientation, magic pieces), timers, alerts raised once, the stalling watch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.events import (
+    MatchEvent,
+    Mate,
+    MateStatus,
+    Severity,
+    Stalemate,
+    StalemateStatus,
+)
+from bughouse_bridge.bughouse.referee import stalling_alert
+from bughouse_bridge.bughouse.types import AlertCode, BoardId
+from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
+from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.reconstruct.clocks import ClockTracker
+from bughouse_bridge.reconstruct.occupancy import (
+    START_PLACEMENT,
+    Occupancy,
+    result_signal,
+)
+from bughouse_bridge.reconstruct.shapes import explaining_shapes
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.dgt.messages import (
+        FieldUpdate,
+    )
+    from bughouse_bridge.reconstruct.config import ReconstructorConfig
+    from bughouse_bridge.reconstruct.gap import (
+        GapSolution,
+    )
+    from bughouse_bridge.reconstruct.outcomes import Outcome
+    from bughouse_bridge.reconstruct.reorder import OrderedRecovery
+
+from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board, HeldFlag
+
+
+class ReconstructorCore:
+    """ReconstructorCore: see the module docstring."""
+
+    def __init__(self, match: Match, config: ReconstructorConfig) -> None:
+        self._match = match
+        self.config = config
+        self._boards = {board: self._fresh_board(board) for board in BoardId}
+        self._both_stopped = False
+        self._held_flags: list[HeldFlag] = []
+        self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
+        self._gap_targets: dict[int, dict[BoardId, str]] = {}  # the placements each was set to
+        # Boards recovered by a shortest explanation whose confirmation ran out of work: their
+        # pockets (a drop taken at once) and side on move may still be wrong.
+        self._unconfirmed: set[BoardId] = set()
+        self._gap_count = 0
+        self._orders: dict[
+            int, OrderedRecovery
+        ] = {}  # issue 19: recoveries the arbiter may re-order
+
+    @property
+    def match(self) -> Match:
+        return self._match
+
+    def _fresh_board(self, board: BoardId) -> Board:
+        orientation = self.config.orientation_of(board)
+        rotated = None if orientation == "auto" else orientation == "rotated"
+        side = CLOCK_SIDES.get(self.config.clock_side_of(board))
+        return Board(Occupancy(), rotated, ClockTracker(side))
+
+    def _remember(self, board: BoardId, update: FieldUpdate) -> None:
+        """Pieces seen arriving since the last commit tell apart plies that leave no trace, and
+        the order of arrivals and departures tells apart plies that end on the same placement."""
+        state = self._boards[board]
+        if state.rotated is None:
+            return
+        square = field_to_square(update.field, rotated=state.rotated)
+        piece = code_to_piece(update.piece & 0x0F)
+        if piece is not None:
+            state.trail.add((square, piece))
+        if piece is not None or update.piece == 0:
+            state.changes.append((square, piece))
+            del state.changes[:-SEEN_KEPT]
+
+    def _note_placement(self, board: BoardId) -> None:
+        state = self._boards[board]
+        placement = self._physical(board)
+        if placement is not None and (not state.seen or state.seen[-1] != placement):
+            state.seen.append(placement)
+            del state.seen[:-SEEN_KEPT]
+
+    def _changed(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.changed_at = now
+        state.wake_at = now + self.config.stability_window
+
+    def _physical(self, board: BoardId) -> str | None:
+        state = self._boards[board]
+        if state.rotated is None and state.occupancy.known:
+            state.rotated = self._detect_rotation(board)
+        if state.rotated is None:
+            return None
+        return state.occupancy.placement(rotated=state.rotated)
+
+    def _placements(self) -> dict[BoardId, str]:
+        placements = {}
+        for board in BoardId:
+            physical = self._physical(board) if self._boards[board].occupancy.known else None
+            placements[board] = physical if physical is not None else self._match.board_fen(board)
+        return placements
+
+    def _detect_rotation(self, board: BoardId) -> bool | None:
+        occupancy = self._boards[board].occupancy
+        current = self._match.board_fen(board)
+        for rotated in (False, True):
+            if occupancy.placement(rotated=rotated) in {current, START_PLACEMENT}:
+                return rotated
+        position = self._match.position(board)
+        for rotated in (False, True):
+            if explaining_shapes(position, occupancy.placement(rotated=rotated)):
+                return rotated
+        return None
+
+    def _flipped(self, board: BoardId, physical: str) -> bool:
+        """A board turned by 180 degrees mid-game (auto orientation only)."""
+        state = self._boards[board]
+        if self.config.orientation_of(board) != "auto" or state.rotated is None:
+            return False
+        turned = state.occupancy.placement(rotated=not state.rotated)
+        if turned != self._match.board_fen(board) or turned == physical:
+            return False
+        state.rotated = not state.rotated
+        return True
+
+    def _magic(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        magic = state.occupancy.magic(rotated=bool(state.rotated))
+        signal = result_signal(START_PLACEMENT, magic) if magic else None
+        if signal is None or signal == state.signal:
+            state.signal = signal
+            return []
+        state.signal = signal
+        message = f"Board {board}: a magic piece shows the result {signal} (a suggestion)."
+        return [alert(now, board, None, AlertCode.RESULT_SIGNAL, message, result=signal)]
+
+    def _watch(self, events: Sequence[MatchEvent]) -> None:
+        """Row 17: a pending mate or a stalemate wait starts the stalling watch on its board."""
+        for event in events:
+            if isinstance(event, Mate | Stalemate):
+                waiting = event.status in {MateStatus.PENDING, StalemateStatus.WAITING}
+                state = self._boards[event.board]
+                state.stall_since = event.t if waiting else None
+                state.stall_alerted = False
+                if waiting:
+                    self._wake(event.board, event.t + self.config.stalling_limit)
+
+    def _stalling(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        if state.stall_since is None or state.stall_alerted or self._match.result is not None:
+            return []
+        due = max(state.stall_since, state.moved_at) + self.config.stalling_limit
+        if now < due:
+            self._wake(board, due)
+            return []
+        state.stall_alerted = True
+        color = self._match.turn(board)
+        limit = self.config.stalling_limit
+        stalling = stalling_alert(self._match.rules, board, color, limit, now)
+        return [] if stalling is None else [stalling]
+
+    def _wake(self, board: BoardId, at: float) -> None:
+        state = self._boards[board]
+        state.wake_at = at if state.wake_at is None else min(state.wake_at, at)
+
+    def _press_expected(self, board: BoardId) -> bool:
+        clock = self._boards[board].clock
+        return clock.running_color() == self._match.turn(board)
+
+    def _clock_expected(self, board: BoardId) -> bool:
+        """A clock is there, or may be: presses can still come (not a board without a clock)."""
+        last = self._boards[board].clock.last
+        return last is None or not last.no_clock
+
+    def _at_rest_now(self, board: BoardId) -> bool:
+        return self._physical(board) == self._match.board_fen(board)
+
+    def _resolved(self, board: BoardId, now: float, why: str) -> list[Outcome]:
+        state = self._boards[board]
+        state.alerted.clear()
+        if not state.problem:
+            return []
+        state.problem = False
+        message = why or f"Board {board} matches the game again; play goes on."
+        return [
+            alert(
+                now,
+                board,
+                None,
+                AlertCode.UNEXPLAINED_POSITION,
+                message,
+                severity=Severity.INFO,
+                resolved=True,
+                fen=self._match.board_fen(board),
+            )
+        ]
+
+    def _once(self, board: BoardId, physical: str, event: Outcome) -> list[Outcome]:
+        state = self._boards[board]
+        code = getattr(event, "code", AlertCode.UNEXPLAINED_POSITION)
+        if (code, physical) in state.alerted:
+            return []
+        state.alerted.add((code, physical))
+        state.problem = True
+        return [event]
+
+    def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
+        """Read a board again that waited on the other one (``reader.Reader._nudge``)."""
+        raise NotImplementedError

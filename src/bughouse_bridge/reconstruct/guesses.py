@@ -1,0 +1,141 @@
+"""The guesses gaps leave, and what they absorb: the side on move a fill or a recovery guessed
+(corrected by the first move of the other side), the presses and sensor changes before a gap
+(none is read after it), and a board held while the other board's link is down.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeGuard
+
+from bughouse_bridge.bughouse.types import AlertCode, BoardId
+from bughouse_bridge.reconstruct.link import (
+    AwaitDump,
+    Live,
+)
+from bughouse_bridge.reconstruct.presses import (
+    Absorbed,
+    StillOwed,
+)
+from bughouse_bridge.reconstruct.readings import (
+    Correction,
+    Firmness,
+    Illegal,
+    Legal,
+    Reading,
+    Remedy,
+    Waiting,
+)
+
+if TYPE_CHECKING:
+    from bughouse_bridge.reconstruct.gap import (
+        Candidate,
+    )
+
+from bughouse_bridge.reconstruct.board_state import RecoveredTurn
+from bughouse_bridge.reconstruct.commit import Committer
+
+
+class Guesses(Committer):
+    """Guesses: see the module docstring."""
+
+    def _hold(self, board: BoardId, reading: Reading) -> bool:
+        """While the other board's link is down, a board whose drop waits for a piece may wait
+        for a capture nobody saw, and a placement that reads as an illegal move may be a drop
+        of such a piece answered at once: it is held, without alerts, and solved together with
+        the other board's gap when that link returns."""
+        state = self._boards[board]
+        other = self._boards[board.other]
+        settled = isinstance(other.link, Live | AwaitDump)
+        if settled or not isinstance(reading, Waiting | Illegal):
+            return False
+        state.held = True
+        return True
+
+    def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
+        """After a gap nothing explained, the side on move was a guess: the first move of the
+        other side corrects it (the gap's log entry is amended)."""
+        state = self._boards[board]
+        gap = state.turn_unknown
+        if isinstance(reading, Legal | Correction | Remedy):
+            state.turn_unknown = None  # the guess was right
+        if gap is None or not wrong_turn(reading):
+            return False
+        self._flip_guess(board, gap)
+        return True
+
+    def _flip_guess(self, board: BoardId, gap: int) -> None:
+        self._boards[board].turn_unknown = None
+        if gap in self._match.open_gaps():
+            self._match.gap_turn(gap, board, not self._match.turn(board))
+
+    def _turn_guessed(self, candidate: Candidate) -> None:
+        """The plies just recovered are the shortest explanation, and so is the side on move
+        they leave: a guess on every board they were played on, until a move confirms it."""
+        plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
+        guess = RecoveredTurn(candidate.moves, plies)
+        for b in guess.boards:
+            self._boards[b].recovered_turn = guess
+
+    def _can_take_back(self, guess: RecoveredTurn) -> bool:
+        """Nothing was played on the recovery's boards since it (an arbiter's takeback
+        included), and the game after it still replays without its plies."""
+        if any(self._match.ply(b) != ply for b, ply in guess.plies.items()):
+            return False
+        trial = self._match.copy()
+        try:
+            for move in reversed(guess.moves):
+                trial.takeback(move.board, t=0.0)
+        except ValueError:
+            return False
+        return True
+
+    def _forget_gap(self, gap: int, now: float) -> None:
+        """A gap settled by its plies: nothing is provisional or guessed about it any more."""
+        del self._gaps[gap]
+        self._gap_targets.pop(gap, None)
+        for b in BoardId:
+            state = self._boards[b]
+            if gap in {state.provisional, state.turn_unknown}:
+                state.provisional = state.turn_unknown = None
+            self._after_gap(b, now)
+
+    def _after_gap(self, board: BoardId, now: float) -> None:
+        state = self._boards[board]
+        state.awaiting = state.correctable = state.parent = None
+        state.standing_drop = None
+        state.recovered_turn = None
+        self._presses_absorbed(board, now)
+        state.trail.clear()
+        state.seen.clear()
+        state.committed_ply = self._match.ply(board)
+        state.moved_at = now
+        state.stuck = False
+
+    def _presses_absorbed(self, board: BoardId, now: float) -> None:
+        """A gap settled (recovered or filled as it stands) absorbs every press and sensor
+        change before it: the presses of plies nobody saw never come, and those a held board
+        counted belong to plies inside the gap. Left over, they would be read as plies (or owed
+        presses) of the moves after the gap. Nothing before the gap is revised; a run of
+        readings that committed nothing starts anew."""
+        state = self._boards[board]
+        state.lost_track_at = None
+        state.press_event(Absorbed())
+        state.firmness = Firmness.FINAL
+        state.confirmed_at = now
+        state.changes.clear()
+        state.changes_of_last = ()
+
+    def _press_still_owed(self, board: BoardId) -> None:
+        """After a gap the board often shows the last ply before its mover has hit the clock:
+        while the clock (its first reading since the link returned) still runs for that mover,
+        the press is owed, as for a move read before its press, and is not taken for a press of
+        the side now on move (which no move follows)."""
+        state = self._boards[board]
+        mover = not self._match.turn(board)
+        if self._match.ply(board) and state.clock.running_color() == mover:
+            state.press_event(StillOwed())
+
+
+def wrong_turn(reading: Reading) -> TypeGuard[Illegal]:
+    """The reading is a move of the side not on move."""
+    return isinstance(reading, Illegal) and reading.judgement.code is AlertCode.WRONG_TURN

@@ -1,0 +1,397 @@
+"""Gaps: a link back (or a board nothing explains while on a gap's guess) is reconciled with the
+game (``gap.solve_gap``): its plies recovered, or the boards set to what they show and the gap
+left to the arbiter. Recoveries and fills are guesses, and the side on move they leave is one:
+``review`` is the one door through which a later reading is weighed as their evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.bughouse.events import (
+    LinkChanged,
+    MovePlayed,
+    Severity,
+)
+from bughouse_bridge.bughouse.types import AlertCode, BoardId
+from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.reconstruct.gap import (
+    Candidate,
+    GapSolution,
+    filled_positions,
+    gap_details,
+    order_details,
+    solve_gap,
+)
+from bughouse_bridge.reconstruct.link import (
+    Deferred,
+    Reconciled,
+    Settling,
+)
+from bughouse_bridge.reconstruct.readings import (
+    Illegal,
+    Legal,
+    Reading,
+    Unexplained,
+    Waiting,
+)
+from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
+from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import chess
+
+    from bughouse_bridge.reconstruct.outcomes import Outcome
+
+
+from bughouse_bridge.reconstruct.guesses import Guesses, wrong_turn
+
+
+@dataclass(frozen=True, slots=True)
+class Proceed:
+    """The reading is no evidence about a gap: handle it as usual."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """The reading corrected a guessed side on move: read the board again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """The gaps' business: these outcomes, and nothing more for this reading."""
+
+    out: list[Outcome]
+
+
+Weighed = Proceed | Reread | Handled
+
+
+class Resync(Guesses):
+    """Resync: see the module docstring."""
+
+    def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
+        """The one door through which the reader asks whether a reading is evidence about a
+        gap: a board held while the other link is down, a guessed side on move the reading
+        corrects, a recovery it disproves, a fill it shows was made from a hand in motion."""
+        if self._hold(board, reading):
+            return Handled([])
+        if self._wrong_guess(board, reading):
+            return Reread()
+        disproved = self._recovery_disproved(board, reading, now)
+        if disproved is not None:
+            return Handled(disproved)
+        redone = self._redo_fill(board, reading, now)
+        if redone is not None:
+            return Handled(redone)
+        return Proceed()
+
+    def _settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
+        state = self._boards[board]
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        settling = state.link
+        assert isinstance(settling, Settling)
+        state.link_event(Reconciled())
+        return self._reconcile(board, now, settling)
+
+    def _explain_later(
+        self, board: BoardId, solution: GapSolution, now: float, settling: Settling | None
+    ) -> bool:
+        """Nothing explains what the board shows as it comes back: as in normal reading, an
+        unexplained placement is given ``unexplained_limit`` before anyone is told — the dump
+        often catches a hand in the middle of a move (a piece lifted, its square empty), which no
+        sequence of whole plies leads to. The gap stays open and the next settled placement is
+        tried; after the limit the position is published as it stands. Only after a short gap
+        (a restart, a cable reseated): there the plies missed are few, so an answer that fails is
+        a hand in motion; after a long one, waiting would only let more plies pile up."""
+        if settling is None:
+            return False
+        short = settling.unheard_for < self.config.unexplained_limit
+        if solution.unique is not None or solution.candidates or not short:
+            return False
+        deadline = settling.back_at + self.config.unexplained_limit
+        if now >= deadline:
+            return False
+        self._boards[board].link_event(Deferred(settling))
+        self._wake(board, deadline)
+        return True
+
+    def _reconcile(
+        self, board: BoardId, now: float, settling: Settling | None = None
+    ) -> list[Outcome]:
+        """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
+        lead from the game to what the boards show now (``gap.solve_gap``)."""
+        link = str(board)
+        boards = [board, *([board.other] if self._boards[board.other].held else [])]
+        targets = {b: self._physical(b) for b in boards}
+        known = {b: placement for b, placement in targets.items() if placement is not None}
+        if targets[board] is None or all(
+            placement == self._match.board_fen(b) for b, placement in known.items()
+        ):
+            for b in boards:
+                self._boards[b].held = False
+            return [
+                LinkChanged(now, link, "resynced", {"missing_plies": 0}),
+                *self._nudge_all(boards, now),
+            ]
+        # The clock's running side is not used as the side on move: read as the link returns it
+        # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
+        # wrong answer. The shortest explanation decides the side on move instead.
+        clocks = {b: self._boards[b].clock for b in known}
+        solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
+        if self._explain_later(board, solution, now, settling):
+            return []
+        return self._settle(board, known, dict.fromkeys(boards), solution, now)
+
+    def _settle(
+        self,
+        board: BoardId,
+        targets: Mapping[BoardId, str],
+        turns: Mapping[BoardId, chess.Color | None],
+        solution: GapSolution,
+        now: float,
+    ) -> list[Outcome]:
+        """The gap's solution applied: its plies recovered, or the boards set to ``targets``
+        and the gap left to the arbiter. ``turns`` names the boards solved and the side on
+        move each is known to have (``None``: the shortest explanation's, a guess)."""
+        boards = list(turns)
+        for b in boards:
+            self._boards[b].held = False
+        if solution.unique is not None:
+            if not solution.confirmed:
+                self._unconfirmed.update(boards)
+            recovered = self._recovered(board, solution.unique, now, solution=solution)  # issue 19
+            return recovered + self._nudge_all(boards, now)
+        # Either way the boards are read again at once: a move made on top of the placements
+        # solved (the one that disproved a recovery) waits for no later sensor change.
+        left = self._left_to_arbiter(board, targets, turns, solution, now)
+        return left + self._nudge_all(boards, now)
+
+    def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
+        out: list[Outcome] = []
+        for b in boards:
+            self._boards[b].stuck = True
+            out += self._nudge(b, now)
+        return out
+
+    def _recovered(
+        self,
+        board: BoardId,
+        candidate: Candidate,
+        now: float,
+        *,
+        solution: GapSolution | None = None,
+    ) -> list[Outcome]:
+        certain = solution is None or solution.order_certain  # issue 19
+        before = self._match.copy()  # issue 19: the other orders' SAN are read from it
+        out: list[Outcome] = []
+        for move in candidate.moves:
+            events = [
+                replace(event, recovered=True) if isinstance(event, MovePlayed) else event
+                for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
+            ]
+            out += self._after_commit(move.board, move, events, now)
+            self._boards[move.board].correctable = None
+        for b in {board, *(move.board for move in candidate.moves)}:
+            self._presses_absorbed(b, now)
+            self._press_still_owed(b)
+        self._turn_guessed(candidate)
+        details = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+        }
+        if solution is not None and not certain:  # issue 19: other orders fit; choose_recovery
+            self._gap_count += 1
+            self._orders[self._gap_count] = OrderedRecovery.of(self._match, solution)
+            details |= order_details(self._gap_count, before, solution)
+        return [*out, LinkChanged(now, str(board), "resynced", details)]
+
+    def _left_to_arbiter(
+        self,
+        board: BoardId,
+        targets: Mapping[BoardId, str],
+        turns: Mapping[BoardId, chess.Color | None],
+        solution: GapSolution,
+        now: float,
+    ) -> list[Outcome]:
+        """Nothing settles the gap: the boards are set to what they show (the broadcast is
+        right at once), the log keeps the gap, and the arbiter may choose a candidate."""
+        self._gap_count += 1  # ids are never reused in a game, settled gaps included
+        gap = self._gap_count
+        details = gap_details(gap, self._match, solution)
+        fens = filled_positions(self._match, targets, turns, solution)
+        self._match.fill_gap(gap, fens, boards=targets, t=now)
+        self._gaps[gap] = solution
+        self._gap_targets[gap] = dict(targets)
+        for b in targets:
+            self._after_gap(b, now)
+            # A guess (the first candidate's, or the old side on move): a move of the other
+            # side right after the gap corrects it instead of being called a wrong turn.
+            if turns.get(b) is None:
+                self._boards[b].turn_unknown = gap
+            if not solution.candidates:  # perhaps a hand in motion: see ``_redo_fill``
+                self._boards[b].provisional = gap
+                self._boards[b].provisional_until = now + self.config.unexplained_limit
+        count = len(solution.candidates)
+        message = (
+            f"Board {board} is back; {count} different sequences of moves explain the gap: "
+            "the position is published as it stands; choose one with choose_recovery."
+            if count
+            else f"Board {board} is back; no legal moves explain the gap ({solution.verdict}): "
+            "the position is published as it stands."
+        )
+        return [
+            alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details),
+            LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
+        ]
+
+    def _recovery_disproved(
+        self, board: BoardId, reading: Reading, now: float
+    ) -> list[Outcome] | None:
+        """Nothing committed since a recovery, and the other side has moved (a wrong turn): the
+        gap had a ply more (or fewer) than its shortest explanation. The recovered plies are
+        taken back (``takeback`` events) and the gap is solved again from the game before them,
+        to the same placements, now with the side on move the move shows: its mover's (the
+        solver then searches only plies of that parity, fewer than the placement with the move
+        on it would need). Recovered (published ``recovered``, ply numbers continuing; the move
+        is then read as usual) or left to the arbiter, as after any gap. ``None``: no such
+        recovery, or it cannot be taken back; read as usual."""
+        guess = self._boards[board].recovered_turn
+        if guess is None or not wrong_turn(reading):
+            return None
+        for b in guess.boards:
+            self._boards[b].recovered_turn = None
+        if not self._can_take_back(guess):
+            return None
+        # The placements the recovery reached were right; the side on move was not.
+        targets = {b: self._match.board_fen(b) for b in guess.boards}
+        turns: dict[BoardId, chess.Color | None] = dict.fromkeys(targets)
+        turns[board] = reading.color
+        out: list[Outcome] = []
+        for move in reversed(guess.moves):
+            out += self._match.takeback(move.board, t=now)
+        for b in guess.boards:
+            self._after_gap(b, now)
+        solution = solve_gap(self._match, targets, turns=turns)
+        return out + self._settle(board, targets, turns, solution, now)
+
+    def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
+        """The arbiter's choice for a gap left open: its plies replace the gap in the log.
+        ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        if gap in self._orders:  # issue 19: a recovery's order re-chosen
+            events = reorder(self._match, self._orders[gap], index, t=now)
+            del self._orders[gap]
+            return list(events)
+        solution = self._gaps.get(gap)
+        if solution is None:
+            raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
+        if not 0 <= index < len(solution.candidates):
+            raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
+        candidate = solution.candidates[index]
+        events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        self._forget_gap(gap, now)
+        return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
+
+    def _redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
+        """A fill made from a placement no plies explain may have caught a hand in motion (a
+        capture with both pieces in the air): its pockets count the lifted pieces as captured,
+        and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
+        a settled placement that reads as a drop, a drop waiting for its piece or an illegal
+        move from it is taken as a better look at the gap: solved again from the game before
+        the gap, and recovered or filled anew. A placement nothing explains may be a hand in
+        motion again and waits as usual; a plain move ends the doubt. ``None``: read it as
+        usual."""
+        state = self._boards[board]
+        gap = state.provisional
+        if gap is None:
+            return None
+        if isinstance(reading, Unexplained):
+            return None  # perhaps a hand in motion again: wait for more, as usual
+        drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
+        suspect = drop or isinstance(reading, Waiting | Illegal)
+        if not suspect or now >= state.provisional_until:
+            state.provisional = None  # the fill was whole (or has stood long enough)
+            return None
+        due = state.changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        return self._refill(board, gap, now)
+
+    def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
+        """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
+        be redone (a placement unknown, or the log after the gap no longer replays on it)."""
+        boards = [b for b in BoardId if self._boards[b].provisional == gap]
+        targets = dict(self._gap_targets[gap])
+        for b in boards:
+            physical = self._physical(b)
+            if physical is None:
+                return None
+            targets[b] = physical
+        before = self._match.before_gap(gap)
+        solution = solve_gap(before, targets)
+        if solution.unique is not None:
+            recovered = self._recovered_later(board, gap, solution.unique, now)
+            if recovered is not None:
+                if not solution.confirmed:
+                    self._unconfirmed.update(targets)
+                return recovered
+        fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
+        try:
+            self._match.refill_gap(gap, fens)
+        except ValueError:
+            for b in boards:
+                self._boards[b].provisional = None
+            return None
+        self._gaps[gap] = solution
+        self._gap_targets[gap] = targets
+        for b in boards:
+            self._after_gap(b, now)
+            self._boards[b].stuck = True
+            self._boards[b].turn_unknown = gap  # the side on move is a guess again
+        refilled = {"missing_plies": None, "gap": gap, "refilled": True}
+        out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
+        if solution.candidates:
+            message = (
+                f"Board {board} has settled: {len(solution.candidates)} different sequences "
+                "of moves explain the gap; choose one with choose_recovery."
+            )
+            details = gap_details(gap, before, solution)
+            out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
+        return out + self._nudge(board.other, now)
+
+    def _recovered_later(
+        self, board: BoardId, gap: int, candidate: Candidate, now: float
+    ) -> list[Outcome] | None:
+        """A later look at the boards explains the gap after all: its plies replace the fill."""
+        try:
+            events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+        except ValueError:
+            return None
+        self._forget_gap(gap, now)
+        for b in {board, *(move.board for move in candidate.moves)}:
+            self._press_still_owed(b)
+        self._turn_guessed(candidate)
+        details: dict[str, object] = {
+            "missing_plies": len(candidate.moves),
+            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
+            "gap": gap,
+        }
+        message = f"Board {board}: the gap is explained after all; its moves are recovered."
+        resolved = alert(
+            now,
+            board,
+            None,
+            AlertCode.GAP_AMBIGUOUS,
+            message,
+            severity=Severity.INFO,
+            resolved=True,
+            gap=gap,
+        )
+        return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
