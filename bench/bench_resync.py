@@ -294,6 +294,7 @@ candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. Solver time
 
 Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; shared with
 three other developers' test runs while measured.
+
 """
     readme = ROOT / "bench/README.md"
     text = readme.read_text()
