@@ -294,13 +294,12 @@ candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. Solver time
 
 Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; shared with
 three other developers' test runs while measured.
-
 """
     readme = ROOT / "bench/README.md"
     text = readme.read_text()
     pattern = re.compile(r"## Gap recovery\n.*?(?=\n## |\Z)", re.DOTALL)
     text = (
-        pattern.sub(section.rstrip("\n"), text)
+        pattern.sub(section.rstrip("\n") + "\n", text)
         if pattern.search(text)
         else text.rstrip("\n") + "\n\n" + section
     )
