@@ -215,6 +215,7 @@ class MatchReconstructor(Reader):
         self._held_flags = []
         self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
         self._gap_count = 0
+        self._orders = {}  # issue 19
         for board in BoardId:
             occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)

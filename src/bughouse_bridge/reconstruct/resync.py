@@ -21,6 +21,7 @@ from bughouse_bridge.reconstruct.gap import (
     GapSolution,
     filled_positions,
     gap_details,
+    order_details,
     solve_gap,
 )
 from bughouse_bridge.reconstruct.link import (
@@ -35,6 +36,8 @@ from bughouse_bridge.reconstruct.readings import (
     Unexplained,
     Waiting,
 )
+from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
+from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -141,7 +144,8 @@ class Resync(Guesses):
         # The clock's running side is not used as the side on move: read as the link returns it
         # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
         # wrong answer. The shortest explanation decides the side on move instead.
-        solution = solve_gap(self._match, known)
+        clocks = {b: self._boards[b].clock for b in known}
+        solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
         return self._settle(board, known, dict.fromkeys(boards), solution, now)
@@ -163,7 +167,8 @@ class Resync(Guesses):
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
-            return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
+            recovered = self._recovered(board, solution.unique, now, solution=solution)  # issue 19
+            return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
         left = self._left_to_arbiter(board, targets, turns, solution, now)
@@ -176,12 +181,21 @@ class Resync(Guesses):
             out += self._nudge(b, now)
         return out
 
-    def _recovered(self, board: BoardId, candidate: Candidate, now: float) -> list[Outcome]:
+    def _recovered(
+        self,
+        board: BoardId,
+        candidate: Candidate,
+        now: float,
+        *,
+        solution: GapSolution | None = None,
+    ) -> list[Outcome]:
+        certain = solution is None or solution.order_certain  # issue 19
+        before = self._match.copy()  # issue 19: the other orders' SAN are read from it
         out: list[Outcome] = []
         for move in candidate.moves:
             events = [
                 replace(event, recovered=True) if isinstance(event, MovePlayed) else event
-                for event in self._match.play(move, t=now)
+                for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
             ]
             out += self._after_commit(move.board, move, events, now)
             last = self._boards[move.board].last
@@ -194,6 +208,10 @@ class Resync(Guesses):
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
         }
+        if solution is not None and not certain:  # issue 19: other orders fit; choose_recovery
+            self._gap_count += 1
+            self._orders[self._gap_count] = OrderedRecovery.of(self._match, solution)
+            details |= order_details(self._gap_count, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
     def _left_to_arbiter(
@@ -268,6 +286,10 @@ class Resync(Guesses):
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
         ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        if gap in self._orders:  # issue 19: a recovery's order re-chosen
+            events = reorder(self._match, self._orders[gap], index, t=now)
+            del self._orders[gap]
+            return list(events)
         solution = self._gaps.get(gap)
         if solution is None:
             raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
