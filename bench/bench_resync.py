@@ -1,17 +1,21 @@
-"""Re-synchronisation after a link gap: how often the gap solver recovers the missed plies.
+"""Re-synchronisation after a link gap: how often the gap solver recovers the game, and how fast.
 
 Run: ``.venv/bin/python bench/bench_resync.py [--quick]`` (rewrites the "Gap recovery" section of
 bench/README.md).
 
-Positions come from the real games in ``src/bughouse_bridge/data/games`` (and
-``/work/shared/data/bpgn`` when present): every ``STRIDE``-th point of each game starts a gap of
-1-20 plies on board A, on board B, or on both. As live: the connected board's moves during the gap
-are already in the match, except from the first one that needs a piece only the missing board can
-have delivered (the reconstructor holds that board back, and the two are solved together). The
-side on move comes from the running clock. Outcomes: *exact* (unique and the very plies played),
-*equivalent* (unique, other plies, the same positions, pockets and side to move), *arbiter*
-(ambiguous, none, or the work cap reached: the position is published and the arbiter asked),
-*wrong* (a unique answer that differs from the truth: must be 0).
+Positions come from the real games in ``src/bughouse_bridge/data/games`` and ``../shared/data/bpgn``
+(the shared folder beside the project, when present): every ``STRIDE``-th point of each game starts
+a gap of 1-20 plies on board A, on board B, or on both. As live: the connected board's moves during
+the gap are already in the match, except from the first one that needs a piece only the missing
+board can have delivered (the reconstructor holds that board back, and the two are solved
+together: a joint cut whose other board drops pieces captured in the gap). The evidence is what the
+clocks show: the side on move (the running clock) and both sides' remaining times before and
+after the gap (from the games' clock stamps; a side whose time did not move made no move).
+
+Outcomes per gap: *certain* (``unique``: the game state is certain and published, the plies
+recovered), of which *exact order* (the very plies played), *arbiter* (ambiguous, none, or the
+work cap: the position is published and the arbiter asked; *truth among candidates* must be
+100 %), *wrong* (``unique`` and not the truth's end state: must be 0).
 """
 
 from __future__ import annotations
@@ -22,46 +26,84 @@ import re
 import statistics
 import sys
 import time
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+
+import chess
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
-from bughouse_bridge.reconstruct.gap import GapLimits, Verdict, end_state, solve_gap
+from bughouse_bridge.reconstruct.gap import (
+    GapEvidence,
+    GapLimits,
+    GapSolution,
+    Verdict,
+    end_state,
+    solve_gap,
+)
+from bughouse_bridge.reconstruct.solver.evidence import ClockReading, board_clock
 
 ROOT = Path(__file__).resolve().parent.parent
-GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", Path("/work/shared/data/bpgn"))
+GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", ROOT / "../shared/data/bpgn")
 STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
-LIMITS = GapLimits()  # the live default (50,000 plies tried at most)
+LIMITS = GapLimits()  # the live default
+OUTCOMES = ("certain", "exact", "unconfirmed", "unconfirmed_wrong", "arbiter", "among", "wrong")
+STAMP_MS = 10  # the games' clock stamps: milliseconds, as FICS rounds them
+FASTEST_PLY = 0.05  # seconds: the quickest ply in the games takes 0.1 s
 
 
-def games() -> list[list[BughouseMove]]:
-    seen: dict[str, list[BughouseMove]] = {}
+@dataclass(frozen=True, slots=True)
+class Game:
+    moves: list[BughouseMove]
+    clocks: list[float | None]  # the mover's remaining seconds after each move
+    base: float  # seconds on each clock at the start
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    known: Match
+    targets: dict[BoardId, str]
+    turns: dict[BoardId, chess.Color]
+    truth: Match
+    evidence: GapEvidence
+    played: dict[BoardId, list[BughouseMove]]  # the truth's plies in the gap, per solved board
+
+
+def games() -> list[Game]:
+    seen: dict[str, Game] = {}
     for folder in GAME_DIRS:
         for path in sorted(folder.glob("*.bpgn")) if folder.is_dir() else []:
             game = parse_bpgn(path.read_text())[0]
             match = Match(get_preset("fics"))
-            moves = []
+            moves, clocks = [], []
             for bpgn_move in game.moves:
                 move = match.parse_san(bpgn_move.board, bpgn_move.san)
                 match.play(move, t=0.0)
                 moves.append(move)
-            seen.setdefault(path.stem, moves)
+                clocks.append(bpgn_move.clock)
+            base = float((game.time_control or (300, 0))[0])
+            seen.setdefault(path.stem, Game(moves, clocks, base))
     return list(seen.values())
 
 
-def one_gap(moves: list[BughouseMove], start: int, plies: int, cut: frozenset[BoardId]):
-    """The match before the gap as the bridge knows it, the targets, the truth."""
-    rules = get_preset("fics")
-    known = Match(rules)
-    for move in moves[:start]:
+def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap | None:
+    """The match before the gap as the bridge knows it, the targets, the clocks, the truth."""
+    known = Match(get_preset("fics"))
+    times = {(board, color): game.base for board in BoardId for color in chess.COLORS}
+    for index, move in enumerate(game.moves[:start]):
+        _stamp(times, known, move, game.clocks[index])
         known.play(move, t=0.0)
+    before = dict(times)
+    before_running = {board: known.turn(board) for board in BoardId}
     truth = known.copy()
     counted = dict.fromkeys(cut, 0)
     held: set[BoardId] = set()
-    for move in moves[start:]:
+    played: dict[BoardId, list[BughouseMove]] = {board: [] for board in BoardId}
+    for index, move in enumerate(game.moves[start:], start):
         if all(count >= plies for count in counted.values()):
             break
         if move.board in cut:
@@ -70,48 +112,150 @@ def one_gap(moves: list[BughouseMove], start: int, plies: int, cut: frozenset[Bo
             known.play(move, t=0.0)
         else:
             held.add(move.board)
+        if move.board in cut or move.board in held:
+            played[move.board].append(move)
+        _stamp(times, truth, move, game.clocks[index])
         truth.play(move, t=0.0)
     if truth.result is not None:
         return None
     boards = set(cut) | held
     targets = {board: truth.board_fen(board) for board in boards}
     turns = {board: truth.turn(board) for board in boards}
-    return known, targets, turns, truth
+    clocks = {
+        board: board_clock(
+            _reading(before, board, before_running[board]),
+            _reading(times, board, turns[board]),
+            resolution_ms=STAMP_MS,
+            min_ply_seconds=FASTEST_PLY,
+        )
+        for board in boards
+    }
+    played = {board: played[board] for board in boards}
+    return Gap(known, targets, turns, truth, GapEvidence(clocks), played)
 
 
-def run(*, quick: bool) -> dict[str, object]:
-    tally = {"exact": 0, "equivalent": 0, "arbiter": 0, "wrong": 0}
-    by_length: dict[int, list[int]] = {plies: [0, 0] for plies in GAPS}  # [exact, all]
-    times: list[float] = []
-    limits = LIMITS
-    for moves in games():
-        for start in range(0, len(moves) - 1, STRIDE * (3 if quick else 1)):
+def _stamp(
+    times: dict[tuple[BoardId, chess.Color], float],
+    match: Match,
+    move: BughouseMove,
+    clock: float | None,
+) -> None:
+    if clock is not None:
+        times[move.board, match.turn(move.board)] = clock
+
+
+def _reading(
+    times: dict[tuple[BoardId, chess.Color], float], board: BoardId, running: chess.Color | None
+) -> ClockReading:
+    return (
+        round(times[board, chess.WHITE] * 1000),
+        round(times[board, chess.BLACK] * 1000),
+        running,
+    )
+
+
+def classify(solution: GapSolution, gap: Gap) -> set[str]:
+    truth = end_state(gap.truth)
+    if solution.verdict is not Verdict.UNIQUE:
+        among = any(candidate.end == truth for candidate in solution.candidates)
+        return {"arbiter", "among"} if among else {"arbiter"}
+    (candidate, *_) = solution.candidates
+    if not solution.confirmed:  # the shortest, its confirmation out of work: published
+        return {"unconfirmed"} if candidate.end == truth else {"unconfirmed_wrong"}
+    if candidate.end != truth:
+        return {"wrong"}
+    exact = all(candidate.on(board) == moves for board, moves in gap.played.items())
+    return {"certain", "exact"} if exact else {"certain"}
+
+
+def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
+    tally: dict[tuple[int, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    times: dict[str, list[float]] = defaultdict(list)
+    for game in games():
+        for start in range(0, len(game.moves) - 1, STRIDE * (3 if quick else 1)):
             for plies in GAPS[:5] if quick else GAPS:
                 for cut in (frozenset({BoardId.A}), frozenset({BoardId.B}), frozenset(BoardId)):
-                    case = one_gap(moves, start, plies, cut)
-                    if case is None:
+                    gap = one_gap(game, start, plies, cut)
+                    if gap is None:
                         continue
-                    known, targets, turns, truth = case
-                    began = time.perf_counter()
-                    solution = solve_gap(known, targets, turns=turns, limits=limits)
-                    times.append(time.perf_counter() - began)
-                    verdict = classify(solution, known, truth)
-                    tally[verdict] += 1
-                    by_length[plies][0] += verdict in {"exact", "equivalent"}
-                    by_length[plies][1] += 1
-                    if verdict == "wrong":
+                    began, cpu = time.perf_counter(), time.process_time()
+                    solution = solve_gap(
+                        gap.known,
+                        gap.targets,
+                        turns=gap.turns,
+                        limits=LIMITS,
+                        evidence=gap.evidence if evidence else None,
+                    )
+                    kind = "both" if len(gap.targets) > 1 else "one"
+                    times[kind].append(time.perf_counter() - began)
+                    times["cpu"].append(time.process_time() - cpu)
+                    key = (plies, kind)
+                    counts[key] += 1
+                    for outcome in classify(solution, gap):
+                        tally[key][outcome] += 1
+                    if "wrong" in classify(solution, gap):
                         print("wrong:", start, plies, sorted(cut), file=sys.stderr)
-    return {"tally": tally, "times": times, "by_length": by_length}
+    return {"tally": tally, "counts": counts, "times": times}
 
 
-def classify(solution, known: Match, truth: Match) -> str:
-    if solution.verdict is not Verdict.UNIQUE:
-        return "arbiter"
-    (candidate,) = solution.candidates
-    if candidate.end != end_state(truth):
-        return "wrong"
-    played = {board: truth.ply(board) - known.ply(board) for board in BoardId}
-    return "exact" if all(len(candidate.on(b)) == n for b, n in played.items()) else "equivalent"
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
+
+
+def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
+    tally: dict[tuple[int, str], dict[str, int]] = result["tally"]  # type: ignore[assignment]
+    counts: dict[tuple[int, str], int] = result["counts"]  # type: ignore[assignment]
+    times: dict[str, list[float]] = result["times"]  # type: ignore[assignment]
+    lines = [
+        (
+            "| plies per cut board | boards | gaps | state certain, published | exact order "
+            "| published unconfirmed (wrong) | to the arbiter | truth among candidates | wrong "
+            "| solver p50 / p99 |"
+        ),
+        "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = dict.fromkeys(OUTCOMES, 0)
+    for kind in ("one", "both"):
+        for plies in GAPS:
+            n = counts.get((plies, kind), 0)
+            if not n:
+                continue
+            row = tally[plies, kind]
+            for outcome in OUTCOMES:
+                totals[outcome] += row[outcome]
+            among = f"{row['among']}/{row['arbiter']}" if row["arbiter"] else "-"
+            lines.append(
+                f"| {plies} | {kind} | {n} | {100 * row['certain'] / n:.0f} % "
+                f"| {100 * row['exact'] / n:.0f} % "
+                f"| {row['unconfirmed'] + row['unconfirmed_wrong']} ({row['unconfirmed_wrong']}) "
+                f"| {row['arbiter']} | {among} | {row['wrong']} | |"
+            )
+        if times.get(kind):
+            p50 = statistics.median(times[kind]) * 1000
+            lines.append(
+                f"| all | {kind} | {len(times[kind])} | | | | | | | "
+                f"{p50:.1f} / {_percentile(times[kind], 0.99):.0f} ms |"
+            )
+    every = [t for kind in ("one", "both") for t in times.get(kind, [])]
+    cpu = times.get("cpu", [0.0])
+    figures = {
+        "gaps": float(len(every)),
+        "certain": 100 * totals["certain"] / max(1, len(every)),
+        "exact": 100 * totals["exact"] / max(1, len(every)),
+        "arbiter": float(totals["arbiter"]),
+        "among": float(totals["among"]),
+        "wrong": float(totals["wrong"]),
+        "p50": statistics.median(every) * 1000 if every else 0.0,
+        "p99": _percentile(every, 0.99) if every else 0.0,
+        "worst": max(every) * 1000 if every else 0.0,
+        "cpu_p50": statistics.median(cpu) * 1000,
+        "cpu_p99": _percentile(cpu, 0.99),
+        "unconfirmed": float(totals["unconfirmed"] + totals["unconfirmed_wrong"]),
+        "unconfirmed_wrong": float(totals["unconfirmed_wrong"]),
+    }
+    return "\n".join(lines), figures
 
 
 def main() -> None:
@@ -119,57 +263,43 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a few cases only (a smoke run)")
     args = parser.parse_args()
     result = run(quick=args.quick)
-    tally: dict[str, int] = result["tally"]  # type: ignore[assignment]
-    times: list[float] = sorted(result["times"])  # type: ignore[arg-type]
-    total = sum(tally.values())
-    print(tally, total)
-    p50 = statistics.median(times) * 1000
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
-    print(f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {times[-1] * 1000:.0f} ms")
-    by_length: dict[int, list[int]] = result["by_length"]  # type: ignore[assignment]
-    lengths = " | ".join(
-        f"{plies}: {100 * done / count:.0f} %"
-        for plies, (done, count) in by_length.items()
-        if count
-    )
-    print("recovered by plies per missing board:", lengths)
+    rows, figures = table(result)
+    print(rows)
+    print({key: round(value, 1) for key, value in figures.items()})
     if not args.quick:
-        write_readme(tally, total, (p50, p99, times[-1] * 1000), lengths)
+        write_readme(rows, figures)
 
 
-def write_readme(
-    tally: dict[str, int], total: int, latency: tuple[float, float, float], lengths: str
-) -> None:
-    p50, p99, worst = latency
-    share = {key: f"{100 * value / total:.1f} % ({value})" for key, value in tally.items()}
-    row = " | ".join(share[key] for key in ("exact", "equivalent", "arbiter", "wrong"))
-    row = f"| {row} |"
+def write_readme(rows: str, figures: dict[str, float]) -> None:
     section = f"""## Gap recovery
 
 Run: `.venv/bin/python bench/bench_resync.py` (rewrites this section).
 
 Real games, a gap every {STRIDE} plies of {len(GAPS)} lengths ({", ".join(map(str, GAPS))} plies per
-missing board) on board A, board B and both: {total} gaps. Limits: {LIMITS.max_nodes:,} plies
-tried at most per gap, the live default.
+cut board) on board A, board B and both, with the clocks' evidence (side on move, both sides'
+times before and after): {figures["gaps"]:.0f} gaps. "both" includes joint cuts where the connected
+board dropped a piece captured in the gap (held, then solved together). Limits: the live default
+({LIMITS.max_nodes:,} plies tried for the shortest explanations, {LIMITS.confirm_nodes:,} more
+looking for a longer one that ends otherwise).
 
-| recovered exactly | same position, other plies | left to the arbiter | recovered wrongly |
-|---:|---:|---:|---:|
-{row}
+{rows}
 
-Recovered (exactly or the same position) by plies per missing board: {lengths}.
+In all: game state certain and published {figures["certain"]:.1f} %, exact order
+{figures["exact"]:.1f} %, published unconfirmed {figures["unconfirmed"]:.0f} gaps (of which wrong
+{figures["unconfirmed_wrong"]:.0f}), to the arbiter {figures["arbiter"]:.0f} gaps (truth among the
+candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. Solver time per gap
+(wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
+{figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
+(on the core's thread, not the event loop).
 
-Solver time per gap: p50 {p50:.1f} ms, p99 {p99:.0f} ms, worst {worst:.0f} ms (on the core's
-thread, not the event loop: the readings of both boards wait that long). "Left to the arbiter" means
-the position was published as it stands with one `gap_ambiguous` alert; most of these are the
-work cap (verdict `unknown`), not a true ambiguity.
-
-Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}.
+Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; shared with
+three other developers' test runs while measured.
 """
     readme = ROOT / "bench/README.md"
     text = readme.read_text()
     pattern = re.compile(r"## Gap recovery\n.*?(?=\n## |\Z)", re.DOTALL)
     text = (
-        pattern.sub(section.rstrip("\n"), text)
+        pattern.sub(section.rstrip("\n") + "\n", text)
         if pattern.search(text)
         else text.rstrip("\n") + "\n\n" + section
     )

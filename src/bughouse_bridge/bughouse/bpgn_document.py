@@ -60,6 +60,14 @@ if TYPE_CHECKING:
     from bughouse_bridge.bughouse.record import RecordEntry
 
 
+ORDER_GUESSED = "recovered after a link gap: the order of these moves was not seen"
+
+
+def _order_guessed(entry: RecordEntry | None) -> bool:
+    event = None if entry is None else entry.event
+    return isinstance(event, MovePlayed) and not event.order_certain
+
+
 def gap_comment(board: BoardId, fen: str) -> str:
     """The comment a link gap nothing explained leaves: the board's position after it."""
     return f"gap {board}: {fen}"
@@ -207,6 +215,8 @@ class BpgnDocument:
             pen.shadow = PlainReader(before)
         if isinstance(event, MovePlayed):
             self._move(event)
+            if not event.order_certain and not _order_guessed(previous):
+                self._note(ORDER_GUESSED, opening=False)  # the first of the stretch (issue 19)
         elif isinstance(event, Alert):
             if self._moves and event.board is not None:
                 square = chess.parse_square(str(event.details["square"]))

@@ -61,6 +61,7 @@ class MovePlayed:
     steal: StealInfo | None = None
     forced: bool = False  # an illegal move that stands on the board (e.g. an illegal drop, row 9)
     recovered: bool = False  # found by the gap solver after a link gap, not seen being played
+    order_certain: bool = True  # False: a recovered ply whose order in its gap is a guess
 
 
 @dataclass(frozen=True, slots=True)

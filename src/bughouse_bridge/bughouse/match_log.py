@@ -47,6 +47,7 @@ class Played:
     clock_ms: int | None
     force: bool
     recovered: bool = False  # a gap's ply, found by the gap solver or chosen by the arbiter
+    order_certain: bool = True  # False: a recovered ply whose order in its gap is a guess
 
 
 @dataclass(frozen=True, slots=True)

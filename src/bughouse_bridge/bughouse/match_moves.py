@@ -29,11 +29,20 @@ class MatchMoves(MatchVerdicts):
 
     __slots__ = ()
 
-    def play(
-        self, move: BughouseMove, *, t: float, clock_ms: int | None = None, force: bool = False
+    def play(  # noqa: PLR0913 - the move and how it was seen
+        self,
+        move: BughouseMove,
+        *,
+        t: float,
+        clock_ms: int | None = None,
+        force: bool = False,
+        recovered: bool = False,
+        order_certain: bool = True,
     ) -> list[MatchEvent]:
-        """Play a move. Illegal: IllegalMoveError, unless ``force`` lets an illegal drop stand."""
-        return self._play_entry(Played(t, move, clock_ms, force))
+        """Play a move. Illegal: IllegalMoveError, unless ``force`` lets an illegal drop stand.
+        ``recovered``: a gap's ply nobody saw (``order_certain``: False when its order in the
+        gap is a guess)."""
+        return self._play_entry(Played(t, move, clock_ms, force, recovered, order_certain))
 
     def _play_entry(self, entry: Played) -> list[MatchEvent]:
         judgement = self._admit(entry.move, force=entry.force)
@@ -87,6 +96,7 @@ class MatchMoves(MatchVerdicts):
             steal=applied.steal,
             forced=not judgement.legal,
             recovered=entry.recovered,
+            order_certain=entry.order_certain,
         )
         events: list[MatchEvent] = [played, *self._forced_alert(judgement, seat, t)]
         return events + self._after_change(t, seat)

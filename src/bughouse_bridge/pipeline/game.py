@@ -156,6 +156,8 @@ class Game:
             "status": view.status,
             "clock": view.clock(),
             "link": "connected" if connected else "disconnected",
+            # A gap left to the arbiter covers this board: what it shows is a guess until chosen.
+            "uncertain": any(board in match.gap_filled(gap) for gap in match.open_gaps()),
         }
 
     # -- the record --------------------------------------------------------------------------
@@ -250,7 +252,7 @@ def entry_fields(entry: RecordEntry, teams: Teams, clocks: Mapping[str, Any]) ->
         "steal": None,
         "forced": False,
         "recovered": False,
-        "order_certain": True,  # issue 19: false for a stretch whose order was not seen
+        "order_certain": True,
         "boards": {str(b): {"fen": after.fens[b], "ply": after.plies[b]} for b in BoardId},
         "pockets": after.pockets.as_dict(),
         "clocks": dict(clocks),
@@ -269,6 +271,7 @@ def entry_fields(entry: RecordEntry, teams: Teams, clocks: Mapping[str, Any]) ->
             },
             "forced": event.forced,
             "recovered": event.recovered,
+            "order_certain": event.order_certain,
         }
     return fields
 

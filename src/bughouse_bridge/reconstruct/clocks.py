@@ -51,7 +51,16 @@ class ClockUpdate:
 class ClockTracker:
     """The state of one clock; pure, fed with decoded ``ClockTimes`` and the time."""
 
-    __slots__ = ("_last_reading_t", "_zero_by", "flagged", "has_run", "last", "model", "white_side")
+    __slots__ = (
+        "_last_reading_t",
+        "_zero_by",
+        "before_gap",
+        "flagged",
+        "has_run",
+        "last",
+        "model",
+        "white_side",
+    )
 
     def __init__(self, white_side: LeverSide | None) -> None:
         self.white_side = white_side
@@ -61,10 +70,13 @@ class ClockTracker:
         self.flagged: set[chess.Color] = set()
         self._last_reading_t: float | None = None
         self._zero_by: dict[LeverSide, float] = {}  # latest possible zero crossing, running side
+        # The last reading before the link was lost: the gap solver's clock evidence (issue 19).
+        self.before_gap: tuple[int, int, chess.Color | None] | None = None
 
     def link_returned(self) -> None:
         """The link was down (or the process restarted): the clock may have been pressed
         meanwhile, so the next reading is a new baseline, not a press seen now."""
+        self.before_gap = self.reading()
         self.last = None
         self._zero_by.clear()
 
@@ -156,6 +168,13 @@ class ClockTracker:
             if times.running_side is side:
                 bound = now + shown + hidden
                 self._zero_by[side] = min(self._zero_by.get(side, bound), bound)
+
+    def reading(self) -> tuple[int, int, chess.Color | None] | None:
+        """White's and Black's remaining milliseconds and the running side, as last read."""
+        white_ms, black_ms = self.remaining_ms(chess.WHITE), self.remaining_ms(chess.BLACK)
+        if white_ms is None or black_ms is None:
+            return None
+        return white_ms, black_ms, self.running_color()
 
     def _reading(self, now: float) -> tuple[int, int, chess.Color | None] | None:
         white_ms, black_ms = self.remaining_ms(chess.WHITE), self.remaining_ms(chess.BLACK)

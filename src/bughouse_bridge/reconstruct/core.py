@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         GapSolution,
     )
     from bughouse_bridge.reconstruct.outcomes import Outcome
+    from bughouse_bridge.reconstruct.reorder import OrderedRecovery
 
 from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board, HeldFlag
 
@@ -57,6 +58,9 @@ class ReconstructorCore:
         # pockets (a drop taken at once) and side on move may still be wrong.
         self._unconfirmed: set[BoardId] = set()
         self._gap_count = 0
+        self._orders: dict[
+            int, OrderedRecovery
+        ] = {}  # issue 19: recoveries the arbiter may re-order
 
     @property
     def match(self) -> Match:

@@ -21,6 +21,7 @@ from bughouse_bridge.reconstruct.gap import (
     GapSolution,
     filled_positions,
     gap_details,
+    order_details,
     solve_gap,
 )
 from bughouse_bridge.reconstruct.link import (
@@ -35,6 +36,8 @@ from bughouse_bridge.reconstruct.readings import (
     Unexplained,
     Waiting,
 )
+from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
+from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 
+from bughouse_bridge.reconstruct.board_state import FillGuess
 from bughouse_bridge.reconstruct.guesses import Guesses, wrong_turn
 
 
@@ -140,7 +144,8 @@ class Resync(Guesses):
         # The clock's running side is not used as the side on move: read as the link returns it
         # is often a press in flight (or a White side learned wrong), and a wrong parity gives a
         # wrong answer. The shortest explanation decides the side on move instead.
-        solution = solve_gap(self._match, known)
+        clocks = {b: self._boards[b].clock for b in known}
+        solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
         return self._settle(board, known, dict.fromkeys(boards), solution, now)
@@ -162,7 +167,8 @@ class Resync(Guesses):
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
-            return self._recovered(board, solution.unique, now) + self._nudge_all(boards, now)
+            recovered = self._recovered(board, solution.unique, now, solution=solution)  # issue 19
+            return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
         left = self._left_to_arbiter(board, targets, turns, solution, now)
@@ -175,15 +181,25 @@ class Resync(Guesses):
             out += self._nudge(b, now)
         return out
 
-    def _recovered(self, board: BoardId, candidate: Candidate, now: float) -> list[Outcome]:
+    def _recovered(
+        self,
+        board: BoardId,
+        candidate: Candidate,
+        now: float,
+        *,
+        solution: GapSolution | None = None,
+    ) -> list[Outcome]:
+        certain = solution is None or solution.order_certain  # issue 19
+        before = self._match.copy()  # issue 19: the other orders' SAN are read from it
         out: list[Outcome] = []
         for move in candidate.moves:
             events = [
                 replace(event, recovered=True) if isinstance(event, MovePlayed) else event
-                for event in self._match.play(move, t=now)
+                for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
             ]
             out += self._after_commit(move.board, move, events, now)
-            self._boards[move.board].correctable = None
+            last = self._boards[move.board].last
+            self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
             self._press_still_owed(b)
@@ -192,6 +208,10 @@ class Resync(Guesses):
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
         }
+        if solution is not None and not certain:  # issue 19: other orders fit; choose_recovery
+            self._gap_count += 1
+            self._orders[self._gap_count] = OrderedRecovery.of(self._match, solution)
+            details |= order_details(self._gap_count, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
     def _left_to_arbiter(
@@ -215,11 +235,11 @@ class Resync(Guesses):
             self._after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
-            if turns.get(b) is None:
-                self._boards[b].turn_unknown = gap
-            if not solution.candidates:  # perhaps a hand in motion: see ``_redo_fill``
-                self._boards[b].provisional = gap
-                self._boards[b].provisional_until = now + self.config.unexplained_limit
+            # (And perhaps a hand in motion when nothing explains it: see ``_redo_fill``.)
+            turn_guessed = turns.get(b) is None
+            doubtful = None if solution.candidates else now + self.config.unexplained_limit
+            if turn_guessed or doubtful is not None:
+                self._boards[b].guess = FillGuess(gap, turn_guessed, doubtful)
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
@@ -248,7 +268,7 @@ class Resync(Guesses):
         if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
-            self._boards[b].recovered_turn = None
+            self._boards[b].recovery_confirmed()
         if not self._can_take_back(guess):
             return None
         # The placements the recovery reached were right; the side on move was not.
@@ -266,6 +286,10 @@ class Resync(Guesses):
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
         ValueError for an unknown gap or candidate, or plies that no longer replay."""
+        if gap in self._orders:  # issue 19: a recovery's order re-chosen
+            events = reorder(self._match, self._orders[gap], index, t=now)
+            del self._orders[gap]
+            return list(events)
         solution = self._gaps.get(gap)
         if solution is None:
             raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
@@ -294,7 +318,7 @@ class Resync(Guesses):
         drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
         suspect = drop or isinstance(reading, Waiting | Illegal)
         if not suspect or now >= state.provisional_until:
-            state.provisional = None  # the fill was whole (or has stood long enough)
+            state.fill_confirmed()  # the fill was whole (or has stood long enough)
             return None
         due = state.changed_at + self.config.stability_window
         if now < due:
@@ -325,14 +349,15 @@ class Resync(Guesses):
             self._match.refill_gap(gap, fens)
         except ValueError:
             for b in boards:
-                self._boards[b].provisional = None
+                self._boards[b].fill_confirmed()
             return None
         self._gaps[gap] = solution
         self._gap_targets[gap] = targets
         for b in boards:
             self._after_gap(b, now)
             self._boards[b].stuck = True
-            self._boards[b].turn_unknown = gap  # the side on move is a guess again
+            until = self._boards[b].provisional_until or None
+            self._boards[b].guess = FillGuess(gap, turn_guessed=True, doubtful_until=until)
         refilled = {"missing_plies": None, "gap": gap, "refilled": True}
         out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
         if solution.candidates:

@@ -1,0 +1,358 @@
+"""One board's gap: every ply sequence of a given length that turns its position into the placement.
+
+Pure, python-chess only (no ``Match``, no events). A depth-first search with a memo per position:
+``(position, plies left)`` maps to the *outcomes* reachable from there — what a sequence changes
+beyond the placement (``Outcome``: the pieces dropped, the pieces captured, the castling rights,
+en passant and promoted pieces at the end) — each with the moves that lead to it. Orders of the
+same moves that reach the same position are explored once, so a gap of ten independent moves per
+side costs the positions, not the orders (the orders are counted, not listed). The lower bound of
+``bound.slack`` cuts every branch that cannot reach the placement in the plies left.
+
+Drops are searched from a *supply* (the pocket as far as this board alone can know it: abundant
+for every kind the pocket or the partner board may provide); whether the drops of an outcome were
+really in the pocket, and when, is decided with both boards together (``joint``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import chess
+
+from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from bughouse_bridge.bughouse.board import BughouseBoard
+
+__all__ = ["BoardSearch", "Budget", "OutOfWorkError", "Outcome", "capture_index", "drop_index"]
+
+# An outcome: drops per (colour, kind) [0:10], captures per (capturer's colour, kind) [10:20],
+# then castling rights, en passant square (-1: none) and promoted mask at the end.
+Outcome = tuple[int, ...]
+_COUNTS = 20
+_MOST_CHANGED = 4  # squares one ply changes at most (castling)
+_ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
+
+Key = tuple[int, ...]
+Edge = tuple[chess.Move, Key, Outcome]  # the move, the position after it, the outcome it leads to
+
+
+def drop_index(color: chess.Color, piece_type: chess.PieceType) -> int:
+    return int(color) * 5 + piece_type - 1
+
+
+def capture_index(capturer: chess.Color, piece_type: chess.PieceType) -> int:
+    return 10 + int(capturer) * 5 + piece_type - 1
+
+
+class OutOfWorkError(Exception):
+    """The search's budget of plies tried is spent."""
+
+
+@dataclass(slots=True)
+class Budget:
+    """Plies tried, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``."""
+
+    limit: int
+    spent: int = 0
+
+    def spend(self) -> None:
+        self.spent += 1
+        if self.spent > self.limit:
+            raise OutOfWorkError
+
+
+@dataclass(slots=True)
+class BoardSearch:
+    """The memoised search of one board; ``explain(plies)`` may be asked for several lengths."""
+
+    start: BughouseBoard
+    goal: Goal
+    supply: dict[chess.Color, tuple[chess.PieceType, ...]]  # kinds that may be dropped
+    budget: Budget
+    memo: dict[Key, dict[Outcome, list[Edge]]] = field(default_factory=dict)
+    narrow: bool = False  # a ply to spare only for moves that change the outcome (confirming)
+    _board: BughouseBoard | None = None
+    _wanted: dict[chess.Color, dict[chess.PieceType, chess.Bitboard]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._wanted = {
+            color: {kind: mask for c, kind, mask in self.goal if c == color and kind != chess.KING}
+            for color in chess.COLORS
+        }
+
+    def explain(self, plies: int) -> dict[Outcome, list[Edge]]:
+        """The outcomes of the ``plies``-ply sequences that reach the goal, with their first
+        moves (``paths`` lists the sequences)."""
+        board = self.start.copy(stack=False)
+        for color in chess.COLORS:
+            pocket = board.pockets[color]
+            pocket.reset()
+            for piece_type in self.supply[color]:
+                for _ in range(_ABUNDANT):
+                    pocket.add(piece_type)
+        self._board = board
+        return self._node(self._key(plies), plies, slack(board, self.goal, plies, refills=False))
+
+    def root(self, plies: int) -> Key:
+        board, self._board = self._board, self.start.copy(stack=False)
+        try:
+            return self._key(plies)
+        finally:
+            self._board = board
+
+    def _key(self, left: int) -> Key:
+        b = self._board
+        assert b is not None
+        return (
+            b.pawns,
+            b.knights,
+            b.bishops,
+            b.rooks,
+            b.queens,
+            b.kings,
+            b.occupied_co[chess.WHITE],
+            b.turn,
+            b.castling_rights,
+            -1 if b.ep_square is None else b.ep_square,
+            b.promoted,
+            left,
+            self.narrow,
+        )
+
+    def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        board = self._board
+        assert board is not None
+        result: dict[Outcome, list[Edge]] = {}
+        if left == 0:
+            if at_goal(board, self.goal):
+                result[_tail(board)] = []
+            self.memo[key] = result
+            return result
+        mover = board.turn
+        for move in self._moves(board, left, spare):
+            self.budget.spend()
+            board.push(move)
+            captured = board.captured
+            after = slack(board, self.goal, left - 1, refills=False)
+            if after is not None:
+                child_key = self._key(left - 1)
+                child = self._node(child_key, left - 1, after)
+                if child:
+                    index = (
+                        drop_index(mover, move.drop)
+                        if move.drop
+                        else None
+                        if captured is None
+                        else capture_index(mover, captured.piece_type)
+                    )
+                    for outcome in child:
+                        mine = outcome if index is None else _bump(outcome, index)
+                        result.setdefault(mine, []).append((move, child_key, outcome))
+            board.pop()
+        self.memo[key] = result
+        return result
+
+    def _moves(self, board: BughouseBoard, left: int, spare: int | None) -> list[chess.Move]:
+        """The moves worth trying: on the last ply, only those within the squares that still
+        differ from the goal; a drop, only onto a square the goal wants its kind on unless the
+        mover has a ply to spare (a drop elsewhere must then be taken, or interpose)."""
+        mover = board.turn
+        wanted = self._wanted[mover]
+        if left == 1:
+            differ = self._differ(board)
+            if differ.bit_count() > _MOST_CHANGED:
+                return []
+            moves = list(chess.Board.generate_legal_moves(board, differ, differ))
+            drop_to = {kind: mask & differ for kind, mask in wanted.items()}
+        elif spare is not None and spare > 0:
+            differ = self._differ(board)
+            own = board.occupied_co[mover]
+            moves = list(chess.Board.generate_legal_moves(board))
+            if not board.is_check():
+                moves = _no_detours(board, moves, own & ~differ, spare)
+            # A spare ply may drop a piece where the goal has another (it is taken there
+            # later), where it can still walk to a goal square of its kind, or, in check,
+            # anywhere it interposes; a drop elsewhere would need more plies to clear its
+            # square than are to spare (not searched).
+            drop_to = {
+                kind: chess.BB_ALL
+                if board.is_check()
+                else differ
+                | near(mover, kind, mask & ~(board.pieces_mask(kind, mover) & own), spare)
+                for kind, mask in wanted.items()
+            }
+            if self.narrow and not board.is_check():
+                moves = self._productive(board, moves, spare=True)
+        else:
+            from_mask, to_mask = self._reach(board)
+            moves = list(chess.Board.generate_legal_moves(board, from_mask, to_mask))
+            moves = self._productive(board, moves)
+            drop_to = wanted
+        drops = board.legal_drop_squares_mask() & ~board.occupied
+        for kind in self.supply[mover]:
+            squares = drops & drop_to[kind]
+            if kind == chess.PAWN:
+                squares &= ~chess.BB_BACKRANKS
+            moves += [
+                chess.Move(square, square, drop=kind) for square in chess.scan_forward(squares)
+            ]
+        return moves
+
+    def _productive(
+        self, board: BughouseBoard, moves: list[chess.Move], *, spare: bool = False
+    ) -> list[chess.Move]:
+        """With no ply to spare every ply must lower the bound's cost: the moved piece gets
+        closer to a goal square of its kind (``bound.improving``), or it promotes or castles.
+        ``spare`` (a narrow search): a ply to spare may also capture, move the king (it steps
+        aside so that a dropped piece can be taken, or takes it), or move a rook that may still
+        castle — the moves that change what the gap ends in (the pockets, the castling rights);
+        another quiet detour does not."""
+        castles = bool(board.castling_rights & (chess.BB_RANK_1 if board.turn else chess.BB_RANK_8))
+        mover = board.turn
+        own = board.occupied_co[mover]
+        missing = {
+            kind: wanted & ~(board.pieces_mask(kind, mover) & own)
+            for color, kind, wanted in self.goal
+            if color == mover
+        }
+        kept = []
+        for move in moves:
+            kind = board.piece_type_at(move.from_square)
+            if kind is None:
+                continue
+            if (
+                move.promotion
+                or (kind == chess.KING and abs(move.to_square - move.from_square) == 2)
+                or (
+                    spare
+                    and (
+                        board.is_capture(move)
+                        or kind == chess.KING
+                        or (castles and kind == chess.ROOK)
+                    )
+                )
+            ):
+                kept.append(move)
+                continue
+            gaps = missing[kind]
+            if (
+                gaps
+                and improving(mover, kind, move.from_square, gaps)
+                & chess.BB_SQUARES[move.to_square]
+            ):
+                kept.append(move)
+        return kept
+
+    def _reach(self, board: BughouseBoard) -> tuple[chess.Bitboard, chess.Bitboard]:
+        """The squares productive moves leave from and go to (``_productive`` picks the moves
+        among them): a superset, so that only these moves are generated and checked."""
+        mover = board.turn
+        sources = targets = 0
+        for color, kind, wanted in self.goal:
+            if color != mover:
+                continue
+            pieces = board.pieces_mask(kind, mover)
+            missing = wanted & ~pieces
+            if not missing:
+                continue
+            for square in chess.scan_forward(pieces):
+                closer = improving(mover, kind, square, missing)
+                if closer:
+                    sources |= chess.BB_SQUARES[square]
+                    targets |= closer
+        seventh = chess.BB_RANK_7 if mover else chess.BB_RANK_2
+        promoting = board.pawns & board.occupied_co[mover] & seventh
+        if promoting:
+            sources |= promoting
+            targets |= chess.BB_BACKRANKS
+        if board.castling_rights & (chess.BB_RANK_1 if mover else chess.BB_RANK_8):
+            sources |= board.kings & board.occupied_co[mover]
+            targets |= chess.BB_ALL
+        return sources, targets
+
+    def _differ(self, board: BughouseBoard) -> chess.Bitboard:
+        """The squares whose piece is not the goal's."""
+        differ = 0
+        for color, kind, wanted in self.goal:
+            differ |= wanted ^ board.pieces_mask(kind, color)
+        return differ
+
+    def count(self, key: Key, outcome: Outcome, cache: dict[tuple[Key, Outcome], int]) -> int:
+        """How many sequences lead from ``key`` to ``outcome``."""
+        edges = self.memo[key][outcome]
+        if not edges:
+            return 1
+        known = cache.get((key, outcome))
+        if known is None:
+            known = sum(self.count(child, sub, cache) for _, child, sub in edges)
+            cache[key, outcome] = known
+        return known
+
+    def paths(self, key: Key, outcome: Outcome) -> Iterator[list[chess.Move]]:
+        """The sequences from ``key`` to ``outcome``, the most plausible first (``_ranked``)."""
+        yield from self._paths(key, outcome, None)
+
+    def _paths(
+        self, key: Key, outcome: Outcome, last: chess.Move | None
+    ) -> Iterator[list[chess.Move]]:
+        edges = self.memo[key][outcome]
+        if not edges:
+            yield []
+            return
+        for move, child, sub in _ranked(edges, last):
+            for rest in self._paths(child, sub, move):
+                yield [move, *rest]
+
+
+def _no_detours(
+    board: BughouseBoard, moves: list[chess.Move], placed: chess.Bitboard, spare: int
+) -> list[chess.Move]:
+    """A piece standing where the goal has it (``placed``) walks away only to come back: two
+    plies spent to pass the move (a tempo the side on move needs), never a capture on the way
+    (a piece that takes and returns is not told from a hand in the middle of a capture, which
+    leaves both squares empty: that placement stays unexplained until the piece lands)."""
+    return [
+        move
+        for move in moves
+        if not placed & chess.BB_SQUARES[move.from_square]
+        or (spare >= _DETOUR and not board.is_capture(move))
+    ]
+
+
+_DETOUR = 2  # plies of a piece that goes and comes back
+
+
+def _ranked(edges: Iterable[Edge], last: chess.Move | None) -> list[Edge]:
+    """Most plausible first: a recapture on the square just moved to, then moves before drops
+    (a drop is a choice of timing the players rarely delay), then the search's order."""
+
+    def rank(edge: Edge) -> tuple[int, int]:
+        move = edge[0]
+        answers = last is not None and move.to_square == last.to_square and not move.drop
+        return (0 if answers else 1, 1 if move.drop else 0)
+
+    return sorted(edges, key=rank)
+
+
+def _bump(outcome: Outcome, index: int) -> Outcome:
+    return (*outcome[:index], outcome[index] + 1, *outcome[index + 1 :])
+
+
+def _tail(board: BughouseBoard) -> Outcome:
+    ep = board.ep_square if board.ep_square is not None and board.has_legal_en_passant() else -1
+    return (*((0,) * _COUNTS), board.clean_castling_rights(), ep, board.promoted)
+
+
+def drops(outcome: Outcome, color: chess.Color, piece_type: chess.PieceType) -> int:
+    return outcome[drop_index(color, piece_type)]
+
+
+def captures(outcome: Outcome, capturer: chess.Color, piece_type: chess.PieceType) -> int:
+    return outcome[capture_index(capturer, piece_type)]
