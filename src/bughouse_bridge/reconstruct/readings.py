@@ -3,7 +3,8 @@
 The order of the questions matters and is the reconstructor's policy:
 0. when the clock counted two or more plies since the last commit: exactly that many plies
    (``pressed_chain``), or the last move (pressed, not final) replaced plus the pressed replies
-   (``revised_chain``);
+   (``revised_chain``), or else the plies with one piece still in the next hand; only a board
+   read in full replaces a committed move;
 1. a move of the side to move (legal, an illegal drop that stands, or one waiting for the other
    board: a drop whose piece is not yet in the pocket, a promotion whose steal is not yet seen);
 2. the row-9 remedy (the opponent took an illegal drop off, maybe then replied);
@@ -15,7 +16,7 @@ The order of the questions matters and is the reconstructor's policy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -139,17 +140,13 @@ class Context:
     changes_of_last: Changes = ()  # the changes that led to the last commit
 
 
-def read(  # noqa: PLR0911 - the policy's questions, in order
+def read(
     match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
 ) -> Reading:
     placement = physical[board]
-    if context.presses >= _CHAIN_MIN:  # the clock counted the plies: read exactly that many
-        plies = pressed_chain(match, board, physical, context)
-        if plies is not None:
-            return Legal(plies)
-    revised = revised_chain(match, board, physical, context)
-    if revised is not None:
-        return revised
+    chained = _chain(match, board, physical, context)
+    if chained is not None:
+        return chained
     candidates = one_ply(match, board, physical)
     for move, color, judgement in candidates:
         own = _own_move(move, color, judgement, match.turn(board))
@@ -180,6 +177,24 @@ def read(  # noqa: PLR0911 - the policy's questions, in order
         move, color, judgement = candidates[0]
         return Illegal(move, color, judgement)
     return Unexplained()
+
+
+def _chain(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Legal | Correction | None:
+    """Question 0. Only a board read in full revises a committed move: a piece supposed lifted
+    unseen (a chain "in flight") may complete a chain of new plies, never rewrite the last move
+    (else the hasty move's own piece, slid on after the press, reads as the next hand's lift, and
+    a capturer still in the hand as the last move changed plus a capture elsewhere)."""
+    chain = context.presses >= _CHAIN_MIN  # the clock counted the plies: read that many
+    plies = pressed_chain(match, board, physical, context) if chain else None
+    if plies is not None:
+        return Legal(plies)
+    revised = revised_chain(match, board, physical, context)
+    if revised is not None:
+        return revised
+    plies = pressed_chain(match, board, physical, context, in_flight=True) if chain else None
+    return None if plies is None else Legal(plies)
 
 
 def _legal_with_piece_in_hand(
@@ -529,16 +544,22 @@ _CHAIN_MAX = 8  # the longest chain searched (each ply must put down a piece see
 
 
 def pressed_chain(
-    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+    match: Match,
+    board: BoardId,
+    physical: Mapping[BoardId, str],
+    context: Context,
+    *,
+    in_flight: bool = False,
 ) -> tuple[BughouseMove, ...] | None:
     """Premove-speed play, where the board is never still: the clock was pressed ``presses``
     times since the last commit, so that many plies were made. The plies that end exactly on the
     physical placement, each putting down a piece the scanner saw arriving since the last commit,
     in the order the pieces arrived; if unique. Else one ply fewer (the last reply pressed while
-    its piece was still in the hand). Else the same with one piece lifted off that placement: the
-    clock reports a press up to a scan late, when the next hand is already on the board."""
+    its piece was still in the hand). ``in_flight``: the same with one piece lifted off that
+    placement (the clock reports a press up to a scan late, when the next hand is already on the
+    board); asked only after an exact ``revised_chain``."""
     presses = context.presses
-    search = _ChainSearch(board, physical[board], context.changes, context.now)
+    search = _ChainSearch(board, physical[board], context.changes, context.now, in_flight=in_flight)
     return search.first_unique(match, (presses, presses - 1))
 
 
@@ -576,16 +597,14 @@ class _ChainSearch:
     def first_unique(
         self, match: Match, counts: tuple[int, ...]
     ) -> tuple[BughouseMove, ...] | None:
-        """The unique chain of the first count that has any, exact placements before in-flight
-        ones."""
-        for in_flight in (False, True):
-            search = replace(self, in_flight=in_flight)
-            for plies in counts:
-                if not _CHAIN_MIN - in_flight <= plies <= _CHAIN_MAX:
-                    continue
-                found = search.chains(match, plies, 0)
-                if found:
-                    return found[0] if len(found) == 1 else None
+        """The unique chain of the first count that has any, to the exact placement or (when
+        ``in_flight``) to it with one piece lifted."""
+        for plies in counts:
+            if not _CHAIN_MIN - self.in_flight <= plies <= _CHAIN_MAX:
+                continue
+            found = self.chains(match, plies, 0)
+            if found:
+                return found[0] if len(found) == 1 else None
         return None
 
     def reached(self, placement: str) -> bool:
