@@ -36,10 +36,17 @@ def test_a_dump_that_caught_a_hand_in_motion_is_filled_again_and_no_false_alert_
     moves = [e for e in events if e["type"] == "move" and e["board"] == "A"]
     links = [e for e in events if e["type"] == "link" and e["status"] == "resynced"]
     assert [e["san"] for e in moves[:4]] == expected[:4]  # before the gap
-    assert any(e["details"].get("refilled") for e in links)
+    # Filled again, or (since issue 19's solver) explained after all: its plies recovered.
+    assert any(
+        e["details"].get("refilled") or (e["details"].get("gap") and e["details"].get("recovered"))
+        for e in links
+    )
     after = [e["san"] for e in moves[4:]]
-    start = expected.index(after[0], 4)
-    assert after == expected[start : start + len(after)]
+    start = expected.index(after[0], 4) if not moves[4].get("recovered") else 4
+    # Recovered plies reach the game's state; their order within the gap may be another.
+    recovered = sum(1 for e in moves[4:] if e.get("recovered"))
+    assert sorted(after[:recovered]) == sorted(expected[start : start + recovered])
+    assert after[recovered:] == expected[start + recovered : start + len(after)]
     assert len(after) >= 9
     assert [e["ply"] for e in moves] == list(range(1, len(moves) + 1))
     assert [e["code"] for e in events if e.get("severity") == "illegal"] == []
