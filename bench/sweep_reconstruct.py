@@ -114,8 +114,7 @@ Run: `.venv/bin/python bench/sweep_reconstruct.py --seeds {args.seeds} --styles 
 (rewrites this section; exit status 1 when a run failed).
 
 Each real game ({len(games)}) and, where the style has one, a random drop-heavy game per seed,
-played
-under {args.seeds} seeds per style on the emulated table and replayed: a run passes when both
+played under {args.seeds} seeds per style on the emulated table and replayed: a run passes when both
 boards come out move for move (before and after the result), the first result is the game's own
 (winner and reason) and no false illegal or unexplained alert was raised.
 

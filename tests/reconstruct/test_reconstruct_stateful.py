@@ -13,7 +13,8 @@ unseen meanwhile; process restarts. After every step:
 - **pockets conserve pieces**: each colour has 32 pieces across both boards and all pockets
   (while no gap left to the arbiter guesses them).
 
-``HYPOTHESIS_PROFILE=bench`` runs many more examples (the normal suite keeps a few seconds).
+``HYPOTHESIS_PROFILE=bench`` runs many more examples and longer runs (``STATEFUL_EXAMPLES``
+sets how many); the normal suite keeps to a few seconds.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ def _alert_open(alerts: list[Alert], board: BoardId) -> bool:
 
 
 RandomPlay.TestCase.settings = settings(
-    max_examples=200 if BENCH else 8,
+    max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "200" if BENCH else "8")),
     stateful_step_count=40 if BENCH else 12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

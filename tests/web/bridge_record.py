@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.topics import Publication
 
 START_MS = 300_000
-ORIGIN_EPOCH = 1_795_426_200.0  # 2026-11-23 06:10 UTC: the clock origin of the pipeline's ts
+ORIGIN_EPOCH = 1_795_426_200.0  # 2026-11-23 09:30 UTC: t = 0 of the pipeline (the ts fields)
 # Outside a hall: team 0 plays White A + Black B (the core's order), the Lions here; the
 # Tigers, on Black A + White B, are the first-named team (DSJ 8.2).
 TEAMS = Teams(

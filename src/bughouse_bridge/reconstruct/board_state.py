@@ -10,6 +10,7 @@ from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove
 from bughouse_bridge.dgt.messages import (
     LeverSide,
 )
+from bughouse_bridge.reconstruct.last_move import LastMove
 from bughouse_bridge.reconstruct.link import (
     LINK,
     LinkEvent,
@@ -26,10 +27,6 @@ from bughouse_bridge.reconstruct.presses import (
     first_press,
     owed,
 )
-from bughouse_bridge.reconstruct.readings import (
-    Changes,
-    Firmness,
-)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -39,6 +36,9 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.clocks import ClockTracker
     from bughouse_bridge.reconstruct.occupancy import (
         Occupancy,
+    )
+    from bughouse_bridge.reconstruct.readings import (
+        Firmness,
     )
 
 
@@ -86,6 +86,32 @@ class RecoveredTurn:
         return [board for board in BoardId if board in self.plies]
 
 
+@dataclass(frozen=True, slots=True)
+class FillGuess:
+    """A gap left to the arbiter and filled as the boards stood: the side on move it left may be
+    a guess (corrected by the first move of the other side), and until ``doubtful_until`` a
+    later settled look may show the fill caught a hand in motion (``Resync._redo_fill``)."""
+
+    gap: int
+    turn_guessed: bool
+    doubtful_until: float | None
+
+    def settled(self, *, turn: bool = False, doubt: bool = False) -> FillGuess | None:
+        turn_guessed = self.turn_guessed and not turn
+        doubtful_until = None if doubt else self.doubtful_until
+        if not turn_guessed and doubtful_until is None:
+            return None
+        return FillGuess(self.gap, turn_guessed, doubtful_until)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryGuess:
+    """A recovery whose side on move only the shortest explanation decided: a guess until a
+    move committed after it confirms it, or a move of the other side disproves it."""
+
+    recovery: RecoveredTurn
+
+
 @dataclass(slots=True)
 class Board:
     """Everything the reconstructor remembers about one board."""
@@ -95,32 +121,69 @@ class Board:
     clock: ClockTracker
     link: LinkState = field(default_factory=Live)
     presses: Ledger = field(default_factory=Idle)
-    firmness: Firmness = Firmness.OPEN  # of the last committed move
-    confirmed_at: float = 0.0  # when the last move's press came (or its commit, if pressed)
+    last: LastMove = field(default_factory=LastMove)
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
     changed_at: float = 0.0
     wake_at: float | None = None
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     problem: bool = False  # an alert about the placement is open; resolving it is announced
     stuck: bool = False  # the last reading waits on the other board (or explains nothing)
-    correctable: BughouseMove | None = None
     awaiting: AwaitPress | AwaitPiece | None = None  # what the reading in progress waits for
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
     changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
-    changes_of_last: Changes = ()  # the changes that led to the last commit
-    parent: chess.Board | None = None  # the position before ``correctable``
-    committed_ply: int = 0  # the board's ply after our last commit (an arbiter may take back)
-    standing_drop: BughouseMove | None = None
     moved_at: float = 0.0
     signal: str | None = None
     stall_since: float | None = None
     stall_alerted: bool = False
     held: bool = False  # stuck while the other board's link is down: solved with its gap
-    turn_unknown: int | None = None  # the gap (id) that left the side on move a guess
-    recovered_turn: RecoveredTurn | None = None  # the last recovery, while nothing confirms it
-    provisional: int | None = None  # the gap (id) whose fill a later settled look may redo
-    provisional_until: float = 0.0
+    guess: FillGuess | RecoveryGuess | None = None  # what the last gap left to be confirmed
     lost_track_at: float | None = None  # the first reading of a run that commits nothing
+
+    @property
+    def turn_unknown(self) -> int | None:
+        """The gap whose fill left the side on move a guess."""
+        guess = self.guess
+        return guess.gap if isinstance(guess, FillGuess) and guess.turn_guessed else None
+
+    @property
+    def recovered_turn(self) -> RecoveredTurn | None:
+        return self.guess.recovery if isinstance(self.guess, RecoveryGuess) else None
+
+    @property
+    def provisional(self) -> int | None:
+        """The gap whose fill a later settled look may still redo."""
+        guess = self.guess
+        doubtful = isinstance(guess, FillGuess) and guess.doubtful_until is not None
+        return guess.gap if doubtful else None  # type: ignore[union-attr]
+
+    @property
+    def provisional_until(self) -> float:
+        guess = self.guess
+        if isinstance(guess, FillGuess) and guess.doubtful_until is not None:
+            return guess.doubtful_until
+        return 0.0
+
+    def turn_confirmed(self) -> None:
+        """The side on move the fill guessed is right (or corrected): no longer a guess."""
+        if isinstance(self.guess, FillGuess):
+            self.guess = self.guess.settled(turn=True)
+
+    def fill_confirmed(self) -> None:
+        """The fill was whole (or has stood long enough): no later look redoes it."""
+        if isinstance(self.guess, FillGuess):
+            self.guess = self.guess.settled(doubt=True)
+
+    def recovery_confirmed(self) -> None:
+        if isinstance(self.guess, RecoveryGuess):
+            self.guess = None
+
+    @property
+    def firmness(self) -> Firmness:
+        return self.last.firmness
+
+    @property
+    def correctable(self) -> BughouseMove | None:
+        return self.last.correctable
 
     @property
     def pending(self) -> BughouseMove | None:

@@ -4,6 +4,7 @@ firmness follow, flags that fell before it are released first, the other board i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, color_name
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 from bughouse_bridge.reconstruct.gap_pockets import GapPockets
+from bughouse_bridge.reconstruct.last_move import LastMove
 
 
 class Committer(GapPockets):
@@ -63,9 +65,7 @@ class Committer(GapPockets):
             events = [*supplied, *events]
         out = self._after_commit(board, move, events, now)
         state = self._boards[board]
-        state.standing_drop = move if standing is not None else None
-        state.correctable = None if standing is not None else move
-        state.parent = parent
+        state.last = replace(state.last, standing=standing is not None, parent=parent)
         return earlier + out
 
     def _standing_alert(
@@ -84,10 +84,9 @@ class Committer(GapPockets):
     ) -> list[Outcome]:
         state = self._boards[board]
         unpressed = state.press is None and self._clock_expected(board)
-        state.firmness = self._firmness_at_commit(board, now)  # by the press it matches
+        firmness = self._firmness_at_commit(board, now)  # by the press it matches
         state.press_event(Committed(unpressed=unpressed))
-        state.confirmed_at = now
-        if state.firmness is not Firmness.OPEN:
+        if firmness is not Firmness.OPEN:
             self._wake(board, now + self.config.press_grace)  # to see it stand
         state.awaiting = None
         state.trail.clear()
@@ -95,14 +94,18 @@ class Committer(GapPockets):
         # a drop that waited for its piece): they stay to be read as the next plies.
         square = move.move.to_square
         arrival = (square, self._match.position(board).piece_at(square))
-        state.changes_of_last, state.changes = _split_after(state.changes, arrival)
+        changes_of_last, state.changes = _split_after(state.changes, arrival)
+        state.last = LastMove(
+            move,
+            changes=changes_of_last,
+            ply=self._match.ply(board),
+            firmness=firmness,
+            confirmed_at=now,
+        )
         state.seen.clear()
-        state.committed_ply = self._match.ply(board)
-        state.recovered_turn = None  # a move after a recovery confirms its side on move
+        state.recovery_confirmed()  # a move after a recovery confirms its side on move
         state.moved_at = now
         state.stall_alerted = False
-        state.correctable = move
-        state.parent = None
         state.stuck = False
         self._watch(events)
         out: list[Outcome] = [*events, *self._resolved(board, now, "")]

@@ -18,7 +18,6 @@ from bughouse_bridge.reconstruct.presses import (
 )
 from bughouse_bridge.reconstruct.readings import (
     Correction,
-    Firmness,
     Illegal,
     Legal,
     Reading,
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
         Candidate,
     )
 
-from bughouse_bridge.reconstruct.board_state import RecoveredTurn
+from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn, RecoveryGuess
 from bughouse_bridge.reconstruct.commit import Committer
 
 
@@ -57,14 +56,14 @@ class Guesses(Committer):
         state = self._boards[board]
         gap = state.turn_unknown
         if isinstance(reading, Legal | Correction | Remedy):
-            state.turn_unknown = None  # the guess was right
+            state.turn_confirmed()  # the guess was right
         if gap is None or not wrong_turn(reading):
             return False
         self._flip_guess(board, gap)
         return True
 
     def _flip_guess(self, board: BoardId, gap: int) -> None:
-        self._boards[board].turn_unknown = None
+        self._boards[board].turn_confirmed()
         if gap in self._match.open_gaps():
             self._match.gap_turn(gap, board, not self._match.turn(board))
 
@@ -74,7 +73,7 @@ class Guesses(Committer):
         plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
         guess = RecoveredTurn(candidate.moves, plies)
         for b in guess.boards:
-            self._boards[b].recovered_turn = guess
+            self._boards[b].guess = RecoveryGuess(guess)
 
     def _can_take_back(self, guess: RecoveredTurn) -> bool:
         """Nothing was played on the recovery's boards since it (an arbiter's takeback
@@ -95,19 +94,18 @@ class Guesses(Committer):
         self._gap_targets.pop(gap, None)
         for b in BoardId:
             state = self._boards[b]
-            if gap in {state.provisional, state.turn_unknown}:
-                state.provisional = state.turn_unknown = None
+            if isinstance(state.guess, FillGuess) and state.guess.gap == gap:
+                state.guess = None
             self._after_gap(b, now)
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.awaiting = state.correctable = state.parent = None
-        state.standing_drop = None
-        state.recovered_turn = None
+        state.awaiting = None
+        state.recovery_confirmed()
         self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
-        state.committed_ply = self._match.ply(board)
+        state.last = state.last.forgotten(self._match.ply(board))
         state.moved_at = now
         state.stuck = False
 
@@ -120,10 +118,8 @@ class Guesses(Committer):
         state = self._boards[board]
         state.lost_track_at = None
         state.press_event(Absorbed())
-        state.firmness = Firmness.FINAL
-        state.confirmed_at = now
+        state.last = state.last.absorbed(now)
         state.changes.clear()
-        state.changes_of_last = ()
 
     def _press_still_owed(self, board: BoardId) -> None:
         """After a gap the board often shows the last ply before its mover has hit the clock:

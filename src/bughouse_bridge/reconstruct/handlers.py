@@ -5,6 +5,7 @@ report an illegal or unexplained placement once it has had its time.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
@@ -85,10 +86,10 @@ class Handlers(Resync):
         except ValueError:
             return [*events, *self._on_unexplained(board, Unexplained(), physical, now)]
         out = self._after_commit(board, replacement, events, now)
-        state.parent = parent
+        state.last = replace(state.last, parent=parent)
         if pressed and state.firmness is Firmness.OPEN:
             # The replacement completes a pressed move: pressed, not yet standing.
-            state.firmness, state.presses = Firmness.PRESSED, ledger
+            state.last, state.presses = state.last.pressed_late(now), ledger
             self._wake(board, now + self.config.press_grace)
         for move in reply:
             out += self._commit(board, move, now, clock_ms=None)
@@ -104,7 +105,7 @@ class Handlers(Resync):
         assert isinstance(reading, Remedy)
         state = self._boards[board]
         events: list[Outcome] = list(self._match.remove_illegal_drop(board, t=now))
-        state.standing_drop = None
+        state.last = replace(state.last, standing=False)
         if not any(
             getattr(event, "code", None) is AlertCode.ILLEGAL_DROP_REMOVED for event in events
         ):
@@ -120,7 +121,7 @@ class Handlers(Resync):
                 )
             )
         if reading.then is None:
-            state.correctable = None
+            state.last = state.last.forgotten(state.last.ply)
             return [*events, *self._resolved(board, now, "")]
         return [*events, *self._commit(board, reading.then, now, clock_ms=None)]
 

@@ -112,23 +112,23 @@ class Reader(Handlers):
         if self._flipped(board, physical):
             return self._at_rest(board, now)
         # No takeback by the arbiter since, and the last move not yet final.
-        final = state.firmness is Firmness.FINAL
-        unchanged = self._match.ply(board) == state.committed_ply
-        ours = unchanged and not final
+        last = state.last
+        unchanged = self._match.ply(board) == last.ply
+        ours = unchanged and last.firmness is not Firmness.FINAL
         context = Context(
             now,
-            state.correctable if ours else None,
-            state.parent if ours else None,
+            last.correctable if ours else None,
+            last.parent if ours else None,
             # An illegal drop stands until the opponent takes it off (row 9), however long it
             # stood: its removal is the opponent's move, not a revision of the drop.
-            state.standing_drop if unchanged else None,
+            last.standing_drop if unchanged else None,
             pressed=state.press is not None,
             presses=len(state.presses.presses) if isinstance(state.presses, Ahead) else 0,
             pending=state.pending,
             trail=frozenset(state.trail),
             changes=tuple(state.changes),
-            changes_of_last=state.changes_of_last if ours else (),
-            firmness=state.firmness if ours else Firmness.FINAL,
+            changes_of_last=last.changes if ours else (),
+            firmness=last.firmness if ours else Firmness.FINAL,
         )
         reading = read(self._match, board, self._placements(), context)
         if isinstance(reading, Unexplained):

@@ -14,20 +14,24 @@ one running for the side not on move), a settled legal placement is committed at
 clock running for the mover, the press commits it; a settled legal move without a press is
 committed after ``no_press_commit_after`` with a ``move_without_clock`` alert.
 
-Flags come from the clock's flag bits, timed by its countdown (``clocks.py``). A flag reported
-while a press made before it still waits for its move (the scanner may report the last square
-after the flag message) is held until that move is read, at most ``press_grace`` +
-``stability_window``, so the move counts first. What a flag means is the rules' business
+Decisions are taken in physical time (``flags.py``, rules note I): flags come from the clock's
+flag bits, timed by its countdown (``clocks.py``); a flag waits for a move that may have come
+before it (a press before its message, or a placement of the flagged player set down before the
+zero crossing and not settled yet: a mating move needs no press, FIDE blitz 6.2.1), and flags that
+fell before a move are released before it is committed. What a flag means is the rules' business
 (``Match.flag``: a result, or under claims only an alert). A result never stops the reading:
 both boards are read and committed after it, as before it (the arbiter may revoke it).
 
-How firmly the last move stands is one explicit state per board (``readings.Firmness``): a move
-that stood after its press, or whose reply was pressed while its piece still stood, is final and
-never revised. Presses on top of one no move has matched yet are counted (``later_presses``): a
-board that fell plies behind is read as exactly that many plies. A settled link gap absorbs the
-presses and sensor changes before it (``_presses_absorbed``): none is read after it.
+Per board the state is values, not loose flags (``board_state.Board``): the Link machine
+(``link.py``), the press ledger (``presses.py``: presses ahead of the moves are counted, so a
+board that fell plies behind is read as exactly that many plies; presses owed by moves read
+before them), the last move (``last_move.py``: how firmly it stands, ``readings.Firmness`` — a
+move that stood after its press, or whose reply was pressed while its piece still stood, is final
+and never revised) and what the reading in progress awaits (a press, or a drop's piece). A settled
+link gap absorbs the presses and sensor changes before it: none is read after it.
 
-A gap nothing explains is filled as the boards stand, and that fill is a guess, treated as one:
+Gaps are ``resync.py``'s (its ``review`` is the reader's one door to them). A gap nothing
+explains is filled as the boards stand, and that fill is a guess, treated as one:
 a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
 drop its guessed pockets lack is its evidence (``_gap_supplied``), the side on move it guessed is
 corrected by the first move of the other side (``_wrong_guess``). A recovery is a guess of the

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 
+from bughouse_bridge.reconstruct.board_state import FillGuess
 from bughouse_bridge.reconstruct.guesses import Guesses, wrong_turn
 
 
@@ -197,7 +198,8 @@ class Resync(Guesses):
                 for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
             ]
             out += self._after_commit(move.board, move, events, now)
-            self._boards[move.board].correctable = None
+            last = self._boards[move.board].last
+            self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
             self._press_still_owed(b)
@@ -233,11 +235,11 @@ class Resync(Guesses):
             self._after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
-            if turns.get(b) is None:
-                self._boards[b].turn_unknown = gap
-            if not solution.candidates:  # perhaps a hand in motion: see ``_redo_fill``
-                self._boards[b].provisional = gap
-                self._boards[b].provisional_until = now + self.config.unexplained_limit
+            # (And perhaps a hand in motion when nothing explains it: see ``_redo_fill``.)
+            turn_guessed = turns.get(b) is None
+            doubtful = None if solution.candidates else now + self.config.unexplained_limit
+            if turn_guessed or doubtful is not None:
+                self._boards[b].guess = FillGuess(gap, turn_guessed, doubtful)
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
@@ -266,7 +268,7 @@ class Resync(Guesses):
         if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
-            self._boards[b].recovered_turn = None
+            self._boards[b].recovery_confirmed()
         if not self._can_take_back(guess):
             return None
         # The placements the recovery reached were right; the side on move was not.
@@ -316,7 +318,7 @@ class Resync(Guesses):
         drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
         suspect = drop or isinstance(reading, Waiting | Illegal)
         if not suspect or now >= state.provisional_until:
-            state.provisional = None  # the fill was whole (or has stood long enough)
+            state.fill_confirmed()  # the fill was whole (or has stood long enough)
             return None
         due = state.changed_at + self.config.stability_window
         if now < due:
@@ -347,14 +349,15 @@ class Resync(Guesses):
             self._match.refill_gap(gap, fens)
         except ValueError:
             for b in boards:
-                self._boards[b].provisional = None
+                self._boards[b].fill_confirmed()
             return None
         self._gaps[gap] = solution
         self._gap_targets[gap] = targets
         for b in boards:
             self._after_gap(b, now)
             self._boards[b].stuck = True
-            self._boards[b].turn_unknown = gap  # the side on move is a guess again
+            until = self._boards[b].provisional_until or None
+            self._boards[b].guess = FillGuess(gap, turn_guessed=True, doubtful_until=until)
         refilled = {"missing_plies": None, "gap": gap, "refilled": True}
         out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
         if solution.candidates:

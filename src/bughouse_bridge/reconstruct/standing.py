@@ -66,8 +66,7 @@ class Standing(FlagOrder):
         """The press of a move committed before it came: the move now waits to stand."""
         state = self._boards[board]
         if state.firmness is Firmness.OPEN:
-            state.firmness = Firmness.PRESSED
-            state.confirmed_at = now
+            state.last = state.last.pressed_late(now)
             self._wake(board, now + self.config.press_grace)
 
     def _owed_presser(self, board: BoardId) -> chess.Color:
@@ -88,7 +87,7 @@ class Standing(FlagOrder):
         last = state.correctable
         pressed = state.firmness.pressed_not_final
         if pressed and last is not None and self._still_standing_after(board, last):
-            state.firmness = Firmness.FINAL
+            state.last = state.last.final()
 
     def _firm_up(self, board: BoardId, now: float) -> None:
         """A pressed move that has stood ``press_grace`` on the board since its press (so while
@@ -96,8 +95,8 @@ class Standing(FlagOrder):
         state = self._boards[board]
         if not state.firmness.pressed_not_final:
             return
-        due = max(state.changed_at, state.confirmed_at) + self.config.press_grace
+        due = max(state.changed_at, state.last.confirmed_at) + self.config.press_grace
         if now >= due:
-            state.firmness = Firmness.FINAL
+            state.last = state.last.final()
         else:
             self._wake(board, due)

@@ -251,8 +251,8 @@ export class MatchView {
   }
 
   // Clocks count down between clock messages (at most one a second per clock); in review they
-  // stand as the record has them.
-  // A decided match's clocks stand as last read: the game ended, whatever a clock still runs.
+  // stand as the record has them, and in a decided match as last read (the game ended, whatever
+  // a clock still runs).
   tick(now) {
     if (this.reviewing) return;
     const decided = Boolean(this.state?.result);

@@ -95,8 +95,6 @@ export class ReviewController {
     return this.view.state?.teams ?? this.store.header?.teams ?? [];
   }
 
-  // A move is `.mv` (its BPGN label and SAN); any other entry (a removal, a correction, a gap, a
-  // result, its revocation) is a `.note` in words. Both are reviewable entries.
   // The header names the teams a result entry speaks of (it may come after the entries).
   refreshNotes() {
     this.items.forEach((item, index) => {
@@ -107,6 +105,8 @@ export class ReviewController {
     });
   }
 
+  // A move is `.mv` (its BPGN label and SAN); any other entry (a removal, a correction, a gap, a
+  // result, its revocation) is a `.note` in words. Both are reviewable entries.
   item(n) {
     const entry = this.store.entry(n);
     const kind = entryKind(entry);
