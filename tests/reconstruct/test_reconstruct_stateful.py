@@ -14,7 +14,10 @@ unseen meanwhile; process restarts. After every step:
   (while no gap left to the arbiter guesses them).
 
 ``HYPOTHESIS_PROFILE=bench`` runs many more examples and longer runs (``STATEFUL_EXAMPLES``
-sets how many); the normal suite keeps to a few seconds.
+sets how many); the normal suite keeps to a few seconds, with the same examples every run.
+Known open finding of the bench profile (``HYPOTHESIS_PROFILE=bench STATEFUL_EXAMPLES=15``,
+about 6 minutes): after several link cuts with captures made unseen, one colour can count 33
+pieces while no gap is open (a recovered or refilled gap does not conserve material).
 """
 
 from __future__ import annotations
@@ -207,6 +210,9 @@ RandomPlay.TestCase.settings = settings(
     max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "200" if BENCH else "8")),
     stateful_step_count=40 if BENCH else 12,
     deadline=None,
+    # The suite's few examples are the same every run (a failure there is a regression, never
+    # noise); the bench profile draws new ones to hunt for defects.
+    derandomize=not BENCH,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 test_random_play_keeps_the_invariants = RandomPlay.TestCase

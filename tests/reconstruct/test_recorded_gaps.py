@@ -29,24 +29,32 @@ def test_a_dump_that_caught_a_hand_in_motion_is_filled_again_and_no_false_alert_
     """Board A of game 1934301 unplugged for 7.5 s of fast play (tests/e2e/test_resync_e2e.py,
     recorded before the fix): the dump caught Black's hand in the middle of dxe4 (the knight
     on e4 and the pawn on d5 both in the air). That fill was a guess; the pawn landing is a
-    better look at the gap, and every later move of the game is read exactly."""
+    better look at the gap: the gap is solved again from it (refilled, or since issue 19's
+    solver recovered ply for ply), and every later move of the game is read exactly."""
     events = replayed("hand-in-motion-after-gap.trace.jsonl", capsys)
     game = parse_bpgn(bundled_game())[0]
     expected = [move.san for move in game.moves if move.board.name == "A"]
     moves = [e for e in events if e["type"] == "move" and e["board"] == "A"]
     links = [e for e in events if e["type"] == "link" and e["status"] == "resynced"]
     assert [e["san"] for e in moves[:4]] == expected[:4]  # before the gap
-    # Filled again, or (since issue 19's solver) explained after all: its plies recovered.
-    assert any(
-        e["details"].get("refilled") or (e["details"].get("gap") and e["details"].get("recovered"))
+    solved_again = [
+        e["details"]
         for e in links
-    )
-    after = [e["san"] for e in moves[4:]]
-    start = expected.index(after[0], 4) if not moves[4].get("recovered") else 4
-    # Recovered plies reach the game's state; their order within the gap may be another.
-    recovered = sum(1 for e in moves[4:] if e.get("recovered"))
-    assert sorted(after[:recovered]) == sorted(expected[start : start + recovered])
-    assert after[recovered:] == expected[start + recovered : start + len(after)]
+        if e["details"].get("gap")
+        and (e["details"].get("refilled") or e["details"].get("recovered"))
+    ]
+    assert solved_again, links
+    recovered = solved_again[-1].get("recovered")
+    if recovered:  # the gap's plies themselves, published as recovered moves
+        gap_sans = [e["san"] for e in moves if e.get("recovered")]
+        assert len(recovered["A"]) == len(gap_sans)
+        truth = expected[4 : 4 + len(gap_sans)]
+        assert sorted(gap_sans) == sorted(truth)
+        # Another order of the same plies reaches the same game: then the details say so.
+        assert gap_sans == truth or solved_again[-1].get("order_certain") is False
+    after = [e["san"] for e in moves[4:] if not e.get("recovered")]
+    start = expected.index(after[0], 4)
+    assert after == expected[start : start + len(after)]
     assert len(after) >= 9
     assert [e["ply"] for e in moves] == list(range(1, len(moves) + 1))
     assert [e["code"] for e in events if e.get("severity") == "illegal"] == []

@@ -151,16 +151,20 @@ class MatchGaps(MatchMoves):
         fens[board].pockets[piece.color].add(piece.piece_type)
         self.refill_gap(gap, {board_id: position.fen() for board_id, position in fens.items()})
 
-    def resolve_gap(self, gap: int, moves: list[BughouseMove], *, t: float) -> list[MatchEvent]:
+    def resolve_gap(
+        self, gap: int, moves: list[BughouseMove], *, t: float, order_certain: bool = True
+    ) -> list[MatchEvent]:
         """Replace the gap's entry by ``moves`` (played at the gap's time); what came after it is
-        replayed. The moves' events are returned, marked ``recovered``. ValueError (nothing
-        changed) when the moves or the rest of the log do not replay."""
+        replayed. The moves' events are returned, marked ``recovered`` (and ``order_certain``
+        False when other orders of them fit as well). ValueError (nothing changed) when the
+        moves or the rest of the log do not replay."""
         log = self._state.log
         index = _gap_index(log, gap)
         rebuilt: MatchGaps = self.before_gap(gap)
         events: list[MatchEvent] = []
         for move in moves:
-            events += rebuilt._play_entry(Played(t, move, None, force=False, recovered=True))
+            played = Played(t, move, None, force=False, recovered=True, order_certain=order_certain)
+            events += rebuilt._play_entry(played)
         rebuilt._replay(log[index + 1 :])
         self._state = rebuilt._state
         return events

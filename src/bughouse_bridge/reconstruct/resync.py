@@ -339,7 +339,7 @@ class Resync(Guesses):
         before = self._match.before_gap(gap)
         solution = solve_gap(before, targets)
         if solution.unique is not None:
-            recovered = self._recovered_later(board, gap, solution.unique, now)
+            recovered = self._recovered_later(board, gap, solution, now)
             if recovered is not None:
                 if not solution.confirmed:
                     self._unconfirmed.update(targets)
@@ -370,11 +370,18 @@ class Resync(Guesses):
         return out + self._nudge(board.other, now)
 
     def _recovered_later(
-        self, board: BoardId, gap: int, candidate: Candidate, now: float
+        self, board: BoardId, gap: int, solution: GapSolution, now: float
     ) -> list[Outcome] | None:
-        """A later look at the boards explains the gap after all: its plies replace the fill."""
+        """A later look at the boards explains the gap after all: its plies replace the fill.
+        When other orders fit as well, the plies say so (``order_certain`` false) and the
+        details list the orders; later plies were played on top, so the order is not offered
+        for ``choose_recovery`` (a rewrite under them would re-read what the boards showed)."""
+        candidate = solution.candidates[0]
+        before = self._match.before_gap(gap)
         try:
-            events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
+            events = self._match.resolve_gap(
+                gap, list(candidate.moves), t=now, order_certain=solution.order_certain
+            )
         except ValueError:
             return None
         self._forget_gap(gap, now)
@@ -386,6 +393,8 @@ class Resync(Guesses):
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
             "gap": gap,
         }
+        if not solution.order_certain:
+            details |= order_details(gap, before, solution) | {"reorderable": False}
         message = f"Board {board}: the gap is explained after all; its moves are recovered."
         resolved = alert(
             now,
