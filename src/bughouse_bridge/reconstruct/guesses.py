@@ -135,3 +135,12 @@ class Guesses(Committer):
 def wrong_turn(reading: Reading) -> TypeGuard[Illegal]:
     """The reading is a move of the side not on move."""
     return isinstance(reading, Illegal) and reading.judgement.code is AlertCode.WRONG_TURN
+
+
+def lacking_drop(reading: Reading) -> bool:
+    """The reading is a drop of a piece its dropper's pocket lacks (waiting for it, standing
+    as a forced drop, or illegal)."""
+    judgement = reading.standing if isinstance(reading, Legal) else None
+    if isinstance(reading, Waiting | Illegal):
+        judgement = reading.judgement
+    return judgement is not None and judgement.code is AlertCode.DROP_NOT_IN_POCKET

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 
-from bughouse_bridge.reconstruct.board_state import FillGuess
-from bughouse_bridge.reconstruct.guesses import Guesses, wrong_turn
+from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
+from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +263,11 @@ class Resync(Guesses):
         solver then searches only plies of that parity, fewer than the placement with the move
         on it would need). Recovered (published ``recovered``, ply numbers continuing; the move
         is then read as usual) or left to the arbiter, as after any gap. ``None``: no such
-        recovery, or it cannot be taken back; read as usual."""
+        recovery, or it cannot be taken back; read as usual. A drop its pocket lacks is weighed
+        by ``_recovery_relooked``."""
         guess = self._boards[board].recovered_turn
+        if guess is not None and lacking_drop(reading):
+            return self._recovery_relooked(board, guess, now)
         if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
@@ -275,13 +278,47 @@ class Resync(Guesses):
         targets = {b: self._match.board_fen(b) for b in guess.boards}
         turns: dict[BoardId, chess.Color | None] = dict.fromkeys(targets)
         turns[board] = reading.color
+        out = self._taken_back(guess, now)
+        solution = solve_gap(self._match, targets, turns=turns)
+        return out + self._settle(board, targets, turns, solution, now)
+
+    def _taken_back(self, guess: RecoveredTurn, now: float) -> list[Outcome]:
         out: list[Outcome] = []
         for move in reversed(guess.moves):
             out += self._match.takeback(move.board, t=now)
         for b in guess.boards:
             self._after_gap(b, now)
-        solution = solve_gap(self._match, targets, turns=turns)
-        return out + self._settle(board, targets, turns, solution, now)
+        return out
+
+    def _recovery_relooked(
+        self, board: BoardId, guess: RecoveredTurn, now: float
+    ) -> list[Outcome] | None:
+        """A recovery solved from a dump that caught a hand in motion (a piece lifted, its
+        square empty) explains the lifted piece as captured: it went into a pocket, and its
+        landing then reads as a drop of a piece the dropper lacks (which a forced drop would
+        lend him: the piece counted twice). So the first settled placement after a recovery
+        that reads as such a drop is a better look at the gap: the recovered plies are taken
+        back and the gap solved again from the game before them to what the board shows now.
+        ``None`` (nothing changed; the drop is read as usual) when that explains nothing or
+        the recovery cannot be taken back."""
+        due = self._boards[board].changed_at + self.config.stability_window
+        if now < due:
+            self._wake(board, due)
+            return []
+        for b in guess.boards:
+            self._boards[b].recovery_confirmed()  # looked at once: it stands, or is redone
+        physical = self._physical(board)
+        if physical is None or not self._can_take_back(guess):
+            return None
+        targets = {b: self._match.board_fen(b) for b in guess.boards} | {board: physical}
+        trial = self._match.copy()
+        for move in reversed(guess.moves):
+            trial.takeback(move.board, t=now)
+        solution = solve_gap(trial, targets)
+        if solution.unique is None:
+            return None
+        out = self._taken_back(guess, now)
+        return out + self._settle(board, targets, dict.fromkeys(targets), solution, now)
 
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
