@@ -57,10 +57,15 @@ def plant_poison_in_journal(state_dir: Path) -> None:
         )
 
 
-async def start(config: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
+async def start(
+    config: Path, started: list[asyncio.subprocess.Process]
+) -> asyncio.subprocess.Process:
+    """The daemon as a user starts it; ``started`` keeps it for ``kill_left_running``."""
+    process = await asyncio.create_subprocess_exec(
         CLI, "run", "--config", str(config), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    started.append(process)
+    return process
 
 
 async def stop(process: asyncio.subprocess.Process) -> str:
@@ -68,6 +73,14 @@ async def stop(process: asyncio.subprocess.Process) -> str:
     _, stderr = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, stderr.decode()[-3000:]
     return stderr.decode()
+
+
+async def kill_left_running(daemons: list[asyncio.subprocess.Process]) -> None:
+    """A test that fails half-way leaves no daemon behind."""
+    for daemon in daemons:
+        if daemon.returncode is None:
+            daemon.kill()
+            await daemon.wait()
 
 
 async def test_poisoned_requests_are_refused_and_the_daemon_restarts_cleanly(
@@ -86,6 +99,7 @@ async def test_poisoned_requests_are_refused_and_the_daemon_restarts_cleanly(
     config.write_text(config_toml(overrides))
     base = f"{overrides['mqtt.root']}/bridge/{overrides['bridge_id']}"
     state_dir = Path(overrides["state_dir"])
+    daemons: list[asyncio.subprocess.Process] = []  # killed if the test fails half-way
     try:
         async with (
             Subscriber(shared_broker, [f"{base}/response/#"]) as sub,
@@ -115,7 +129,7 @@ async def test_poisoned_requests_are_refused_and_the_daemon_restarts_cleanly(
             def answered(attempt: int) -> list[Any]:
                 return [m for m in sub.on("/response/status") if m.json()["transaction"] == attempt]
 
-            first = await start(config)
+            first = await start(config, daemons)
             await table.wait_for_host()
             before = await ask("status", b'{"transaction": "before"}')
             assert before["ok"] is True
@@ -131,7 +145,7 @@ async def test_poisoned_requests_are_refused_and_the_daemon_restarts_cleanly(
             assert journalled_commands(state_dir) == []  # refused requests are never replayed
 
             plant_poison_in_journal(state_dir)
-            second = await start(config)
+            second = await start(config, daemons)
             after = await ask_until_answered(second)
             assert after["ok"] is True
             # The restart adds only the links' own events (lost at the stop, back now).
@@ -141,4 +155,5 @@ async def test_poisoned_requests_are_refused_and_the_daemon_restarts_cleanly(
             assert after["state"]["boards"]["A"]["fen"] == before["state"]["boards"]["A"]["fen"]
             await stop(second)
     finally:
+        await kill_left_running(daemons)
         table.close()

@@ -211,6 +211,18 @@ def _start_demo() -> subprocess.Popen[str]:
     )
 
 
+def _stop(demo: subprocess.Popen[str], signum: signal.Signals, timeout: float) -> tuple[str, str]:
+    """Send ``signum`` and collect the output; a demo that does not stop in time is killed
+    (never left running after the test) and the test fails on the timeout."""
+    demo.send_signal(signum)
+    try:
+        return demo.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        demo.kill()
+        demo.communicate()
+        raise
+
+
 def _lines_until(demo: subprocess.Popen[str], marker: str) -> list[str]:
     """The demo's output up to and including the first line with ``marker``."""
     assert demo.stdout is not None
@@ -234,8 +246,7 @@ def test_demo_plays_to_the_result_and_keeps_the_page_up():
         with urllib.request.urlopen(page.split("#")[0], timeout=10) as response:  # noqa: S310
             assert b"bughouse-bridge live" in response.read()
     finally:
-        demo.send_signal(signal.SIGINT)
-        stdout, stderr = demo.communicate(timeout=30)
+        stdout, stderr = _stop(demo, signal.SIGINT, 30)
     assert demo.returncode == 0, stderr[-2000:]
     output = "".join(lines) + stdout
     result_lines = [line for line in output.splitlines() if "RESULT" in line]
@@ -257,8 +268,7 @@ def test_the_demo_stops_in_order_when_interrupted_mid_game(signum: signal.Signal
     try:
         lines = _lines_until(demo, "1.")  # the first move is on the feed: mid-game
     finally:
-        demo.send_signal(signum)
-        stdout, stderr = demo.communicate(timeout=20)
+        stdout, stderr = _stop(demo, signum, 20)
     assert demo.returncode == 0, stderr[-2000:]
     assert "Traceback" not in stderr, stderr[-2000:]
     assert any("1." in line for line in lines), "".join(lines)[-2000:]
