@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from bughouse_bridge.bughouse.events import (
     LinkChanged,
     MovePlayed,
-    Severity,
 )
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.reconstruct.alerts import alert
@@ -29,13 +28,6 @@ from bughouse_bridge.reconstruct.link import (
     Reconciled,
     Settling,
 )
-from bughouse_bridge.reconstruct.readings import (
-    Illegal,
-    Legal,
-    Reading,
-    Unexplained,
-    Waiting,
-)
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
@@ -45,10 +37,12 @@ if TYPE_CHECKING:
     import chess
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
+    from bughouse_bridge.reconstruct.readings import Reading
 
 
 from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
-from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
+from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
+from bughouse_bridge.reconstruct.refill import Refills
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +65,7 @@ class Handled:
 Weighed = Proceed | Reread | Handled
 
 
-class Resync(Guesses):
+class Resync(Refills):
     """Resync: see the module docstring."""
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
@@ -336,111 +330,3 @@ class Resync(Guesses):
         events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
         self._forget_gap(gap, now)
         return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
-
-    def _redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
-        """A fill made from a placement no plies explain may have caught a hand in motion (a
-        capture with both pieces in the air): its pockets count the lifted pieces as captured,
-        and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
-        a settled placement that reads as a drop, a drop waiting for its piece or an illegal
-        move from it is taken as a better look at the gap: solved again from the game before
-        the gap, and recovered or filled anew. A placement nothing explains may be a hand in
-        motion again and waits as usual; a plain move ends the doubt. ``None``: read it as
-        usual."""
-        state = self._boards[board]
-        gap = state.provisional
-        if gap is None:
-            return None
-        if isinstance(reading, Unexplained):
-            return None  # perhaps a hand in motion again: wait for more, as usual
-        drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
-        suspect = drop or isinstance(reading, Waiting | Illegal)
-        if not suspect or now >= state.provisional_until:
-            state.fill_confirmed()  # the fill was whole (or has stood long enough)
-            return None
-        due = state.changed_at + self.config.stability_window
-        if now < due:
-            self._wake(board, due)
-            return []
-        return self._refill(board, gap, now)
-
-    def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
-        """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
-        be redone (a placement unknown, or the log after the gap no longer replays on it)."""
-        boards = [b for b in BoardId if self._boards[b].provisional == gap]
-        targets = dict(self._gap_targets[gap])
-        for b in boards:
-            physical = self._physical(b)
-            if physical is None:
-                return None
-            targets[b] = physical
-        before = self._match.before_gap(gap)
-        solution = solve_gap(before, targets)
-        if solution.unique is not None:
-            recovered = self._recovered_later(board, gap, solution, now)
-            if recovered is not None:
-                if not solution.confirmed:
-                    self._unconfirmed.update(targets)
-                return recovered
-        fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
-        try:
-            self._match.refill_gap(gap, fens)
-        except ValueError:
-            for b in boards:
-                self._boards[b].fill_confirmed()
-            return None
-        self._gaps[gap] = solution
-        self._gap_targets[gap] = targets
-        for b in boards:
-            self._after_gap(b, now)
-            self._boards[b].stuck = True
-            until = self._boards[b].provisional_until or None
-            self._boards[b].guess = FillGuess(gap, turn_guessed=True, doubtful_until=until)
-        refilled = {"missing_plies": None, "gap": gap, "refilled": True}
-        out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
-        if solution.candidates:
-            message = (
-                f"Board {board} has settled: {len(solution.candidates)} different sequences "
-                "of moves explain the gap; choose one with choose_recovery."
-            )
-            details = gap_details(gap, before, solution)
-            out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
-        return out + self._nudge(board.other, now)
-
-    def _recovered_later(
-        self, board: BoardId, gap: int, solution: GapSolution, now: float
-    ) -> list[Outcome] | None:
-        """A later look at the boards explains the gap after all: its plies replace the fill.
-        When other orders fit as well, the plies say so (``order_certain`` false) and the
-        details list the orders; later plies were played on top, so the order is not offered
-        for ``choose_recovery`` (a rewrite under them would re-read what the boards showed)."""
-        candidate = solution.candidates[0]
-        before = self._match.before_gap(gap)
-        try:
-            events = self._match.resolve_gap(
-                gap, list(candidate.moves), t=now, order_certain=solution.order_certain
-            )
-        except ValueError:
-            return None
-        self._forget_gap(gap, now)
-        for b in {board, *(move.board for move in candidate.moves)}:
-            self._press_still_owed(b)
-        self._turn_guessed(candidate)
-        details: dict[str, object] = {
-            "missing_plies": len(candidate.moves),
-            "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
-            "gap": gap,
-        }
-        if not solution.order_certain:
-            details |= order_details(gap, before, solution) | {"reorderable": False}
-        message = f"Board {board}: the gap is explained after all; its moves are recovered."
-        resolved = alert(
-            now,
-            board,
-            None,
-            AlertCode.GAP_AMBIGUOUS,
-            message,
-            severity=Severity.INFO,
-            resolved=True,
-            gap=gap,
-        )
-        return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
