@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.occupancy import (
         Occupancy,
     )
-    from bughouse_bridge.reconstruct.readings import (
+    from bughouse_bridge.reconstruct.reading_values import (
         Firmness,
     )
 

@@ -12,7 +12,7 @@ from bughouse_bridge.reconstruct.alerts import alert, describe
 from bughouse_bridge.reconstruct.presses import (
     Committed,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_values import (
     Changes,
     Firmness,
 )

@@ -16,7 +16,7 @@ from bughouse_bridge.reconstruct.presses import (
     Absorbed,
     StillOwed,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_values import (
     Correction,
     Illegal,
     Legal,

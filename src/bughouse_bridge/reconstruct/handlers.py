@@ -14,7 +14,7 @@ from bughouse_bridge.reconstruct.board_state import AwaitPiece, AwaitPress
 from bughouse_bridge.reconstruct.occupancy import (
     distance,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_values import (
     Correction,
     Firmness,
     Illegal,

@@ -14,11 +14,12 @@ from bughouse_bridge.reconstruct.board_state import AwaitPiece
 from bughouse_bridge.reconstruct.link import (
     Settling,
 )
+from bughouse_bridge.reconstruct.passing import through_passing_positions
 from bughouse_bridge.reconstruct.presses import (
     Absorbed,
     Ahead,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_values import (
     Context,
     Correction,
     Firmness,
@@ -29,9 +30,8 @@ from bughouse_bridge.reconstruct.readings import (
     Signal,
     Unexplained,
     Waiting,
-    read,
-    through_passing_positions,
 )
+from bughouse_bridge.reconstruct.readings import read
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -20,11 +20,11 @@ from bughouse_bridge.reconstruct.gap import (
     solve_gap,
 )
 from bughouse_bridge.reconstruct.guesses import Guesses
-from bughouse_bridge.reconstruct.readings import Illegal, Legal, Unexplained, Waiting
+from bughouse_bridge.reconstruct.reading_values import Illegal, Legal, Unexplained, Waiting
 
 if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.readings import Reading
+    from bughouse_bridge.reconstruct.reading_values import Reading
 
 
 class Refills(Guesses):

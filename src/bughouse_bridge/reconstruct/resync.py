@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import chess
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.readings import Reading
+    from bughouse_bridge.reconstruct.reading_values import Reading
 
 
 from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
