@@ -1,11 +1,12 @@
 """The reconstruction sweep: the fast, messy handling styles under many seeds, results included.
 
-Every real BPGN game of /work/shared/data/bpgn and random drop-heavy games are played on the
-emulated table (``tests/reconstruct/trace_gen.py``) under each fast style of
-``tests/reconstruct/test_games.py`` and ``--seeds`` seeds, and replayed through the
-reconstructor. A run passes when every board comes out move for move (before the result, and all
-of them after it), the first result is the game's own (winner and reason, or none when the game
-did not end on the board) and no false illegal or unexplained alert was raised.
+Every real BPGN game bundled with the package (src/bughouse_bridge/data/games, copies of
+../shared/data/bpgn) and random drop-heavy games are played on the emulated table
+(``tests/reconstruct/trace_gen.py``) under each fast style of ``tests/reconstruct/test_games.py``
+and ``--seeds`` seeds, and replayed through the reconstructor. A run passes when every board comes
+out move for move (before the result, and all of them after it), the first result is the game's own
+(winner and reason, or none when the game did not end on the board) and no false illegal or
+unexplained alert was raised.
 
 Run: ``.venv/bin/python bench/sweep_reconstruct.py [--seeds 60] [--styles messy,premove]``
 (rewrites its section of bench/README.md; exit status 1 when any run failed).
