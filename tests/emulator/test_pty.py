@@ -24,7 +24,8 @@ from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate, LongSerialNumbe
 from bughouse_bridge.dgt.squares import dump_to_board
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.emulator.actions import Replug, TimedAction, Unplug
-from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.moves import play_move
 from bughouse_bridge.emulator.scenario import Scenario
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bughouse_bridge.dgt.messages import BoardDump
 from bughouse_bridge.dgt.squares import board_to_dump, dump_to_board, square_to_field
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.handling import CaptureOrder, CastlingOrder, MoveStyle
 from bughouse_bridge.emulator.moves import play_move
 from bughouse_bridge.emulator.playback import run_scenario

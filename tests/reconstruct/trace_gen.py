@@ -20,7 +20,7 @@ from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.data import bundled_game, bundled_game_names
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import LeverSide
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig
 from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
 from bughouse_bridge.emulator.handling import Handling, Noise

@@ -3,6 +3,8 @@
 * ``scanner`` — physical square contents over time and the 0 → 63 sensor scan (all artefacts).
 * ``clock`` — DGT 3000 / XL clock: times, lever, flags, increment, BWTIME status bytes.
 * ``board`` — ``EmulatedBoard``: modes, identity, answers, clock envelope and acks, wire timing.
+* ``board_config`` — ``BoardConfig``: identity, profile, scan and reply timing, the clock's config.
+* ``outbox`` — the board's 9600-baud serial line; ``eeprom`` — its move memory (``SEND_EE_MOVES``).
 * ``actions`` — the timed actions on a board (``SetField``, ``PressClock``…, ``apply_action``).
 * ``handling`` — the knobs: ``Handling`` (human timings, styles), ``Noise``, ``MoveStyle``.
 * ``hands`` — ``Hands``: the gestures over one board (lift, place, capture, slide, drop…).

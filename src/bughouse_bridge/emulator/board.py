@@ -8,7 +8,9 @@ messages never overlap. ``next_deadline()`` tells a runner when to poll next. Ph
 Behaviour follows dgt-protocol.md §2, §3 and the emulator specification §9: power-up in bus mode,
 four update modes, identity answers, the scanner (``scanner.py``), BWTIME cadence per mode, clock
 commands in the ``2B`` envelope acknowledged only in UPDATE/UPDATE_NICE after a delay, one clock
-command at a time (a second one before the ack is dropped, picochess#142).
+command at a time (a second one before the ack is dropped, picochess#142). The board's
+configuration is ``board_config.py``, its 9600-baud line ``outbox.py``, its move memory
+(``SEND_EE_MOVES``) ``eeprom.py``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ from __future__ import annotations
 import heapq
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
-
-import chess
 
 from bughouse_bridge.dgt.commands import (
     BoardCommand,
@@ -40,7 +40,6 @@ from bughouse_bridge.dgt.constants import (
     ClockCommand,
     Command,
     MessageId,
-    PieceCode,
 )
 from bughouse_bridge.dgt.encoder import encode_message
 from bughouse_bridge.dgt.messages import (
@@ -61,28 +60,21 @@ from bughouse_bridge.dgt.messages import (
     UnknownMessage,
     Version,
 )
-from bughouse_bridge.dgt.squares import board_to_dump
-from bughouse_bridge.emulator.clock import ClockConfig, ClockModel, ClockSetting
-from bughouse_bridge.emulator.scanner import DEFAULT_SCAN_PERIOD, FIELDS, Scanner
+from bughouse_bridge.emulator.board_config import START_POSITION_FIELDS, Profile
+from bughouse_bridge.emulator.clock import ClockModel, ClockSetting
+from bughouse_bridge.emulator.eeprom import MoveMemory
+from bughouse_bridge.emulator.outbox import Outbox
+from bughouse_bridge.emulator.scanner import Scanner
 
 if TYPE_CHECKING:
     import random
 
+    from bughouse_bridge.emulator.board_config import BoardConfig
+
 logger = logging.getLogger(__name__)
 
-SECONDS_PER_BYTE = 10 / 9600  # 8N1 at 9600 baud
-EE_MOVES_PAYLOAD_SIZE = 0x1F00
-_EE_POWERUP = 0x6A
-_EE_EOF = 0x6B
-_EE_NOP2 = 0x00
-_EE_PIECE_TAG = 0x40
-_EE_RAPID_BIT = 0x10
-_EE_RAPID_WINDOW = 0.25
 _NO_CLOCK_STATUS = 0x20  # D5: no clock connected
 _CLOCK_STATE_EVERY = 1.0  # UPDATE mode sends BWTIME at least this often ("Fritz5 compatible")
-
-START_POSITION_FIELDS: tuple[int, ...] = board_to_dump(chess.BaseBoard()).squares
-"""The start position in DGT field order (a8 first), connector on White's left."""
 
 
 class Mode(Enum):
@@ -103,71 +95,10 @@ _MODE_COMMANDS = {
 }
 
 
-class Profile(Enum):
-    """Connection type: Bluetooth boards scan at half speed and report a battery."""
-
-    SERIAL = "serial"
-    USB = "usb"
-    BLUETOOTH = "bluetooth"
-
-
-@dataclass(frozen=True, slots=True)
-class BoardConfig:
-    """Everything that makes one emulated board + clock differ from another."""
-
-    serial: str = "12345"
-    long_serial: str = "3000123456"
-    version: tuple[int, int] = (1, 8)
-    trademark: str = (
-        "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\n"
-        "software version: 1.08, build: 240101\r\nhardware version: 1.00, serial no: 12345"
-    )
-    profile: Profile = Profile.USB
-    base_scan_period: float = DEFAULT_SCAN_PERIOD
-    scan_phase: float | None = None  # when field 0 is sampled; None: drawn from the rng
-    power_up_bus_mode: bool = True
-    rotated: bool = False  # connector on the player's right: fields are numbered from h1
-    reply_latency: float = 0.002
-    ack_delay: tuple[float, float] = (0.3, 0.5)
-    clock_poll_interval: float = 0.25  # the board reads the clock 2-4 times a second
-    battery_percent: int = 84
-    clock: ClockConfig = field(default_factory=ClockConfig)
-
-    @property
-    def scan_period(self) -> float:
-        factor = 2.0 if self.profile is Profile.BLUETOOTH else 1.0
-        return self.base_scan_period * factor
-
-
 @dataclass(frozen=True, slots=True)
 class _PendingClockCommand:
     due: float
     ack: ClockAck | None
-
-
-@dataclass(slots=True)
-class _Outbox:
-    """The serial line: messages leave one after another at 9600 baud."""
-
-    wire_free: float = 0.0
-    queue: list[tuple[float, bytes]] = field(default_factory=list)
-
-    def send(self, ready: float, data: bytes) -> None:
-        start = max(ready, self.wire_free)
-        self.wire_free = start + len(data) * SECONDS_PER_BYTE
-        self.queue.append((self.wire_free, data))
-
-    def take(self, now: float) -> list[tuple[float, bytes]]:
-        due = [item for item in self.queue if item[0] <= now]
-        self.queue = [item for item in self.queue if item[0] > now]
-        return due
-
-    def next_deadline(self) -> float | None:
-        return self.queue[0][0] if self.queue else None
-
-    def clear(self, now: float) -> None:
-        self.queue.clear()
-        self.wire_free = now
 
 
 class EmulatedBoard:
@@ -191,7 +122,7 @@ class EmulatedBoard:
         self.ignored: list[tuple[float, str]] = []  # what the board ignored, for tests and logs
         self.leds: bytes = b""
         self._decoder = CommandDecoder()
-        self._outbox = _Outbox(wire_free=now)
+        self._outbox = Outbox(wire_free=now)
         self._replies: list[tuple[float, int, bytes]] = []  # (ready, seq, bytes), a heap
         self._seq = 0
         self._now = now
@@ -203,8 +134,7 @@ class EmulatedBoard:
         self._last_clock_time = -math.inf
         self._silent_until = -math.inf
         self._plugged = True
-        self._eeprom = bytearray((_EE_POWERUP,))
-        self._last_eeprom_time = -math.inf
+        self._memory = MoveMemory()
 
     # --- the host side ------------------------------------------------------------------------
 
@@ -296,14 +226,14 @@ class EmulatedBoard:
         self._mode = Mode.BUS if self.config.power_up_bus_mode else Mode.IDLE
         self._last_clock_sent = None
         self.scanner.resample_all(now)
-        self._eeprom.append(_EE_POWERUP)
+        self._memory.power_up()
 
     # --- time ---------------------------------------------------------------------------------
 
     def _advance(self, now: float) -> None:
         now = max(now, self._now)
         for sample in self.scanner.advance(now):
-            self._record_eeprom(sample.t, sample.field, sample.code)
+            self._memory.record(sample.t, sample.field, sample.code)
             if self._mode in _FIELD_UPDATE_MODES:
                 update = FieldUpdate(sample.field, sample.code)
                 self._reply(sample.t, encode_message(update))
@@ -344,13 +274,6 @@ class EmulatedBoard:
                 self._last_clock_sent = None
         else:
             self._next_clock_poll = None
-
-    def _record_eeprom(self, t: float, field_index: int, code: int) -> None:
-        rapid = _EE_RAPID_BIT if t - self._last_eeprom_time < _EE_RAPID_WINDOW else 0
-        self._eeprom += bytes((_EE_PIECE_TAG | rapid | code, field_index))
-        self._last_eeprom_time = t
-        if len(self._eeprom) > EE_MOVES_PAYLOAD_SIZE:  # cyclic memory: the oldest records go
-            del self._eeprom[: len(self._eeprom) - EE_MOVES_PAYLOAD_SIZE]
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -406,7 +329,7 @@ class EmulatedBoard:
         if command is Command.RETURN_LONG_SERIALNR:
             return LongSerialNumber(config.long_serial)
         if command is Command.SEND_EE_MOVES:
-            return UnknownMessage(MessageId.EE_MOVES, self._ee_moves())
+            return UnknownMessage(MessageId.EE_MOVES, self._memory.payload())
         if command is Command.SEND_BATTERY_STATUS and config.profile is Profile.BLUETOOTH:
             return BatteryStatus(bytes((config.battery_percent, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0x02)))
         return None
@@ -416,11 +339,6 @@ class EmulatedBoard:
             zero = ClockFace(0, 0, 0)
             return ClockTimes(right=zero, left=zero, status=_NO_CLOCK_STATUS)
         return self.clock.reading(self._now)
-
-    def _ee_moves(self) -> bytes:
-        records = bytes(self._eeprom[-(EE_MOVES_PAYLOAD_SIZE - 1) :])
-        padding = bytes((_EE_NOP2,)) * (EE_MOVES_PAYLOAD_SIZE - 1 - len(records))
-        return padding + records + bytes((_EE_EOF,))
 
     def _clock_envelope(
         self, command: SetAndRun | ClockCommandMessage | UnknownClockCommand, now: float
@@ -473,7 +391,3 @@ def _setting(command: SetAndRun, lever: LeverSide) -> ClockSetting:
     return ClockSetting(
         left_ms=command.left_seconds * 1000, right_ms=command.right_seconds * 1000, running=running
     )
-
-
-def empty_fields() -> tuple[int, ...]:
-    return (PieceCode.EMPTY,) * FIELDS

@@ -20,7 +20,7 @@ import chess
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockSetting
 from bughouse_bridge.emulator.moves import play_move
 from bughouse_bridge.emulator.scenario import Scenario

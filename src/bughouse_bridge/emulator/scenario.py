@@ -23,7 +23,8 @@ from bughouse_bridge.dgt.commands import clock_version
 from bughouse_bridge.dgt.constants import PieceCode
 from bughouse_bridge.dgt.squares import piece_to_code, square_to_field
 from bughouse_bridge.emulator.actions import HostWrite, TimedAction
-from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.handling import Handling, Noise
 from bughouse_bridge.emulator.hands import Hands
 
