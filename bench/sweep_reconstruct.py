@@ -8,8 +8,9 @@ out move for move (before the result, and all of them after it), the first resul
 (winner and reason, or none when the game did not end on the board) and no false illegal or
 unexplained alert was raised.
 
-Run: ``.venv/bin/python bench/sweep_reconstruct.py [--seeds 60] [--styles messy,premove]``
-(rewrites its section of bench/README.md; exit status 1 when any run failed).
+Run: ``.venv/bin/python bench/sweep_reconstruct.py [--seeds 60] [--styles knocked,messy,premove]``
+(the default: every fast style of the tests, ``test_games.FAST_STYLES``; rewrites its section
+of bench/README.md; exit status 1 when any run failed).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from test_games import (  # noqa: E402
     CHECKED_ALERTS,
     CLEAN_ALERTS,
+    FAST_STYLES,
     RANDOM_STYLES,
     STYLES,
     TOLERATED,
@@ -86,7 +88,7 @@ def failure(game: BpgnGame, seed: int, style: str, knobs: dict[str, object]) -> 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=60)
-    parser.add_argument("--styles", default="messy,premove")
+    parser.add_argument("--styles", default=",".join(sorted(FAST_STYLES)))
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     styles = args.styles.split(",")

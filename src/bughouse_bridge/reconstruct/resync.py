@@ -28,7 +28,8 @@ from bughouse_bridge.reconstruct.link import (
     Reconciled,
     Settling,
 )
-from bughouse_bridge.reconstruct.readings import Legal
+from bughouse_bridge.reconstruct.reading_machine import Unheld
+from bughouse_bridge.reconstruct.reading_values import Legal
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     import chess
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.readings import Reading
+    from bughouse_bridge.reconstruct.reading_values import Reading
 
 
 from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
@@ -131,7 +132,7 @@ class Resync(Refills):
             placement == self._match.board_fen(b) for b, placement in known.items()
         ):
             for b in boards:
-                self._boards[b].held = False
+                self._boards[b].reading_event(Unheld())
             return [
                 LinkChanged(now, link, "resynced", {"missing_plies": 0}),
                 *self._nudge_all(boards, now),
@@ -158,7 +159,7 @@ class Resync(Refills):
         move each is known to have (``None``: the shortest explanation's, a guess)."""
         boards = list(turns)
         for b in boards:
-            self._boards[b].held = False
+            self._boards[b].reading_event(Unheld())
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
@@ -172,8 +173,7 @@ class Resync(Refills):
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
         for b in boards:
-            self._boards[b].stuck = True
-            out += self._nudge(b, now)
+            out += self._reread(b, now)
         return out
 
     def _recovered(
