@@ -28,10 +28,11 @@ from bughouse_bridge.daemon import systemd
 from bughouse_bridge.daemon.archive import GameArchive
 from bughouse_bridge.daemon.wiring import bridge_config
 from bughouse_bridge.drivers.broker import EmbeddedBroker
+from bughouse_bridge.drivers.handshake import handshake
 from bughouse_bridge.drivers.journal import EntryKind, Journal
 from bughouse_bridge.drivers.mqtt import MqttLink, Request
 from bughouse_bridge.drivers.outbox import Outbox
-from bughouse_bridge.drivers.serial_link import LinkState, SerialLink, handshake
+from bughouse_bridge.drivers.serial_link import LinkState, SerialLink
 from bughouse_bridge.drivers.trace_recorder import TraceRecorder
 from bughouse_bridge.hall.naming import round_topic
 
