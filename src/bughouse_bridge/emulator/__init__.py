@@ -2,7 +2,8 @@
 
 * ``scanner`` — physical square contents over time and the 0 → 63 sensor scan (all artefacts).
 * ``clock`` — DGT 3000 / XL clock: times, lever, flags, increment, BWTIME status bytes.
-* ``board`` — ``EmulatedBoard``: modes, identity, answers, clock envelope and acks, wire timing.
+* ``board`` — ``EmulatedBoard``: modes, identity answers, the host commands, wire timing.
+* ``clock_port`` — the board's end of the clock cable: readings, the ``2B`` envelope and its acks.
 * ``board_config`` — ``BoardConfig``: identity, profile, scan and reply timing, the clock's config.
 * ``outbox`` — the board's 9600-baud serial line; ``eeprom`` — its move memory (``SEND_EE_MOVES``).
 * ``actions`` — the timed actions on a board (``SetField``, ``PressClock``…, ``apply_action``).

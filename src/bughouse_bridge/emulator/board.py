@@ -9,7 +9,8 @@ Behaviour follows dgt-protocol.md §2, §3 and the emulator specification §9: p
 four update modes, identity answers, the scanner (``scanner.py``), BWTIME cadence per mode, clock
 commands in the ``2B`` envelope acknowledged only in UPDATE/UPDATE_NICE after a delay, one clock
 command at a time (a second one before the ack is dropped, picochess#142). The board's
-configuration is ``board_config.py``, its 9600-baud line ``outbox.py``, its move memory
+configuration is ``board_config.py``, its end of the clock cable (readings, the ``2B`` envelope
+and its acks) ``clock_port.py``, its 9600-baud line ``outbox.py``, its move memory
 (``SEND_EE_MOVES``) ``eeprom.py``.
 """
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 import heapq
 import logging
 import math
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,6 @@ from bughouse_bridge.dgt.constants import (
     AckStatus,
     AutoAck,
     ClockButton,
-    ClockCommand,
     Command,
     MessageId,
 )
@@ -47,9 +46,6 @@ from bughouse_bridge.dgt.messages import (
     BoardDump,
     BusAddress,
     ClockAck,
-    ClockFace,
-    ClockTimes,
-    ClockType,
     FieldUpdate,
     Garbage,
     LeverSide,
@@ -61,7 +57,8 @@ from bughouse_bridge.dgt.messages import (
     Version,
 )
 from bughouse_bridge.emulator.board_config import START_POSITION_FIELDS, Profile
-from bughouse_bridge.emulator.clock import ClockModel, ClockSetting
+from bughouse_bridge.emulator.clock import ClockModel
+from bughouse_bridge.emulator.clock_port import ClockPort
 from bughouse_bridge.emulator.eeprom import MoveMemory
 from bughouse_bridge.emulator.outbox import Outbox
 from bughouse_bridge.emulator.scanner import Scanner
@@ -70,11 +67,9 @@ if TYPE_CHECKING:
     import random
 
     from bughouse_bridge.emulator.board_config import BoardConfig
+    from bughouse_bridge.emulator.clock import ClockSetting
 
 logger = logging.getLogger(__name__)
-
-_NO_CLOCK_STATUS = 0x20  # D5: no clock connected
-_CLOCK_STATE_EVERY = 1.0  # UPDATE mode sends BWTIME at least this often ("Fritz5 compatible")
 
 
 class Mode(Enum):
@@ -93,12 +88,6 @@ _MODE_COMMANDS = {
     Command.SEND_UPDATE_NICE: Mode.UPDATE_NICE,
     Command.RESET: Mode.IDLE,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _PendingClockCommand:
-    due: float
-    ack: ClockAck | None
 
 
 class EmulatedBoard:
@@ -127,11 +116,7 @@ class EmulatedBoard:
         self._seq = 0
         self._now = now
         self._mode = Mode.BUS if config.power_up_bus_mode else Mode.IDLE
-        self._clock_command: _PendingClockCommand | None = None
-        self._next_clock_poll: float | None = None
-        self._clock_phase = rng.uniform(0, config.clock_poll_interval)
-        self._last_clock_sent: ClockTimes | None = None
-        self._last_clock_time = -math.inf
+        self._clock_port = ClockPort(self.clock, config, rng)
         self._silent_until = -math.inf
         self._plugged = True
         self._memory = MoveMemory()
@@ -163,11 +148,9 @@ class EmulatedBoard:
     def next_deadline(self) -> float | None:
         candidates = [
             self.scanner.next_deadline(),
-            self._next_clock_poll,
-            self._clock_command.due if self._clock_command else None,
+            self._clock_port.next_deadline(),
             self._replies[0][0] if self._replies else None,
             self._outbox.next_deadline(),
-            self.clock.flag_time() if self._next_clock_poll is not None else None,
         ]
         due = [t for t in candidates if t is not None]
         return min(due) if due else None
@@ -215,8 +198,7 @@ class EmulatedBoard:
         self._plugged = False
         self._outbox.clear(now)
         self._replies.clear()
-        self._clock_command = None
-        self._next_clock_poll = None
+        self._clock_port.power_off()
 
     def replug(self, now: float) -> None:
         """Power comes back: a fresh boot that reads what is physically on the squares."""
@@ -224,7 +206,7 @@ class EmulatedBoard:
         self._plugged = True
         self._decoder = CommandDecoder()
         self._mode = Mode.BUS if self.config.power_up_bus_mode else Mode.IDLE
-        self._last_clock_sent = None
+        self._clock_port.power_on()
         self.scanner.resample_all(now)
         self._memory.power_up()
 
@@ -237,13 +219,9 @@ class EmulatedBoard:
             if self._mode in _FIELD_UPDATE_MODES:
                 update = FieldUpdate(sample.field, sample.code)
                 self._reply(sample.t, encode_message(update))
-        while self._clock_command is not None and self._clock_command.due <= now:
-            pending, self._clock_command = self._clock_command, None
-            if pending.ack is not None and self._mode in _CLOCK_MODES:
-                self._reply(pending.due, encode_message(pending.ack))
-        while self._next_clock_poll is not None and self._next_clock_poll <= now:
-            self._poll_clock(self._next_clock_poll)
-            self._next_clock_poll += self.config.clock_poll_interval
+        forward, every_second = self._mode in _CLOCK_MODES, self._mode is Mode.UPDATE
+        for ready, message in self._clock_port.due(now, forward=forward, every_second=every_second):
+            self._reply(ready, encode_message(message))
         while self._replies and self._replies[0][0] <= now:
             ready, _, data = heapq.heappop(self._replies)
             if self._plugged and ready >= self._silent_until:
@@ -254,26 +232,9 @@ class EmulatedBoard:
         self._seq += 1
         heapq.heappush(self._replies, (ready, self._seq, data))
 
-    def _poll_clock(self, t: float) -> None:
-        reading = self.clock.reading(t)
-        changed = reading != self._last_clock_sent
-        overdue = t - self._last_clock_time >= _CLOCK_STATE_EVERY - 1e-9
-        if changed or (self._mode is Mode.UPDATE and overdue):
-            self._last_clock_sent = reading
-            self._last_clock_time = t
-            self._reply(t, encode_message(reading))
-
     def _set_mode(self, mode: Mode, now: float) -> None:
         self._mode = mode
-        if mode in _CLOCK_MODES and self.clock.present:
-            if self._next_clock_poll is None:
-                interval = self.config.clock_poll_interval
-                self._next_clock_poll = self._clock_phase + interval * (
-                    math.floor((now - self._clock_phase) / interval) + 1
-                )
-                self._last_clock_sent = None
-        else:
-            self._next_clock_poll = None
+        self._clock_port.follow(now, forwarding=mode in _CLOCK_MODES)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -289,7 +250,9 @@ class EmulatedBoard:
             case BoardCommand(command=board_command):
                 self._board_command(board_command, now)
             case SetAndRun() | ClockCommandMessage() | UnknownClockCommand():
-                self._clock_envelope(command, now)
+                ignored = self._clock_port.envelope(command, now)
+                if ignored is not None:
+                    self.ignored.append((now, ignored))
             case SetLeds(data=data):
                 self.leds = data
             case UnknownCommandByte(value=value):
@@ -315,7 +278,7 @@ class EmulatedBoard:
     def _answer(self, command: Command) -> Message | None:  # noqa: PLR0911 - one answer per request
         config = self.config
         if command is Command.SEND_CLK:
-            return self._clock_reading()
+            return self._clock_port.reading(self._now)
         if command is Command.SEND_BRD:
             return BoardDump(self.scanner.sampled)
         if command is Command.RETURN_SERIALNR:
@@ -333,61 +296,3 @@ class EmulatedBoard:
         if command is Command.SEND_BATTERY_STATUS and config.profile is Profile.BLUETOOTH:
             return BatteryStatus(bytes((config.battery_percent, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0x02)))
         return None
-
-    def _clock_reading(self) -> ClockTimes:
-        if not self.clock.present:
-            zero = ClockFace(0, 0, 0)
-            return ClockTimes(right=zero, left=zero, status=_NO_CLOCK_STATUS)
-        return self.clock.reading(self._now)
-
-    def _clock_envelope(
-        self, command: SetAndRun | ClockCommandMessage | UnknownClockCommand, now: float
-    ) -> None:
-        if not self.clock.present:
-            self.ignored.append((now, "clock command without a clock"))
-            return
-        if self._clock_command is not None:
-            # The clock is still busy with the previous command: this one is lost (picochess#142).
-            self.ignored.append((now, f"clock busy, dropped {command!r}"))
-            return
-        ack = self._apply_clock_command(command, now)
-        low, high = self.config.ack_delay
-        self._clock_command = _PendingClockCommand(now + self._rng.uniform(low, high), ack)
-
-    def _apply_clock_command(
-        self, command: SetAndRun | ClockCommandMessage | UnknownClockCommand, now: float
-    ) -> ClockAck | None:
-        kind = self.config.clock.kind
-        if isinstance(command, UnknownClockCommand):
-            return None
-        if isinstance(command, SetAndRun):
-            if kind is ClockType.XL and not self.config.clock.xl_mode_23:
-                return ClockAck(AckStatus.ERROR, ClockCommand.SETNRUN, 0, 0)
-            self.clock.set(_setting(command, self.clock.lever), now)
-            self.clock.text = None
-            return ClockAck(AckStatus.OK, ClockCommand.SETNRUN, 0, 0)
-        code = command.command
-        if code is ClockCommand.ASCII:
-            if kind is not ClockType.DGT3000:
-                return None  # an XL does not know the ASCII command: it never answers
-            self.clock.text = command.data[:8].decode("ascii", errors="replace")
-        elif code is ClockCommand.DISPLAY:
-            self.clock.text = command.data.hex()
-        elif code is ClockCommand.END:
-            self.clock.text = None
-        major, minor = self.config.clock.firmware
-        ack2 = (major << 4 | minor) if code is ClockCommand.VERSION else 0
-        return ClockAck(AckStatus.OK, code, ack2, 0)
-
-
-def _setting(command: SetAndRun, lever: LeverSide) -> ClockSetting:
-    running: LeverSide | None
-    if command.pause or not (command.left_counts_down or command.right_counts_down):
-        running = None
-    elif command.left_counts_down and command.right_counts_down:
-        running = lever
-    else:
-        running = LeverSide.LEFT if command.left_counts_down else LeverSide.RIGHT
-    return ClockSetting(
-        left_ms=command.left_seconds * 1000, right_ms=command.right_seconds * 1000, running=running
-    )
