@@ -40,7 +40,7 @@ from bughouse_bridge.dgt.squares import square_to_field
 from bughouse_bridge.emulator.board import Mode
 from bughouse_bridge.emulator.board_config import BoardConfig, Profile
 from bughouse_bridge.emulator.clock import ClockConfig
-from bughouse_bridge.emulator.outbox import SECONDS_PER_BYTE
+from bughouse_bridge.emulator.serial_line import SECONDS_PER_BYTE
 
 E2 = square_to_field(chess.E2)
 

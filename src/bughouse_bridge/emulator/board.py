@@ -10,7 +10,7 @@ four update modes, identity answers, the scanner (``scanner.py``), BWTIME cadenc
 commands in the ``2B`` envelope acknowledged only in UPDATE/UPDATE_NICE after a delay, one clock
 command at a time (a second one before the ack is dropped, picochess#142). The board's
 configuration is ``board_config.py``, its end of the clock cable (readings, the ``2B`` envelope
-and its acks) ``clock_port.py``, its 9600-baud line ``outbox.py``, its move memory
+and its acks) ``clock_port.py``, its 9600-baud line ``serial_line.py``, its move memory
 (``SEND_EE_MOVES``) ``eeprom.py``.
 """
 
@@ -60,8 +60,8 @@ from bughouse_bridge.emulator.board_config import START_POSITION_FIELDS, Profile
 from bughouse_bridge.emulator.clock import ClockModel
 from bughouse_bridge.emulator.clock_port import ClockPort
 from bughouse_bridge.emulator.eeprom import MoveMemory
-from bughouse_bridge.emulator.outbox import Outbox
 from bughouse_bridge.emulator.scanner import Scanner
+from bughouse_bridge.emulator.serial_line import SerialLine
 
 if TYPE_CHECKING:
     import random
@@ -111,7 +111,7 @@ class EmulatedBoard:
         self.ignored: list[tuple[float, str]] = []  # what the board ignored, for tests and logs
         self.leds: bytes = b""
         self._decoder = CommandDecoder()
-        self._outbox = Outbox(wire_free=now)
+        self._line = SerialLine(wire_free=now)
         self._replies: list[tuple[float, int, bytes]] = []  # (ready, seq, bytes), a heap
         self._seq = 0
         self._now = now
@@ -143,14 +143,14 @@ class EmulatedBoard:
     def poll(self, now: float) -> list[tuple[float, bytes]]:
         """Every board → host chunk whose last byte has left the wire by ``now``."""
         self._advance(now)
-        return self._outbox.take(now)
+        return self._line.take(now)
 
     def next_deadline(self) -> float | None:
         candidates = [
             self.scanner.next_deadline(),
             self._clock_port.next_deadline(),
             self._replies[0][0] if self._replies else None,
-            self._outbox.next_deadline(),
+            self._line.next_deadline(),
         ]
         due = [t for t in candidates if t is not None]
         return min(due) if due else None
@@ -196,7 +196,7 @@ class EmulatedBoard:
         """The cable is pulled: the board loses power; the clock runs on its batteries."""
         self._advance(now)
         self._plugged = False
-        self._outbox.clear(now)
+        self._line.clear(now)
         self._replies.clear()
         self._clock_port.power_off()
 
@@ -225,7 +225,7 @@ class EmulatedBoard:
         while self._replies and self._replies[0][0] <= now:
             ready, _, data = heapq.heappop(self._replies)
             if self._plugged and ready >= self._silent_until:
-                self._outbox.send(ready, data)
+                self._line.send(ready, data)
         self._now = now
 
     def _reply(self, ready: float, data: bytes) -> None:

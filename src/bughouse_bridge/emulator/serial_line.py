@@ -12,7 +12,7 @@ SECONDS_PER_BYTE = 10 / 9600  # 8N1 at 9600 baud
 
 
 @dataclass(slots=True)
-class Outbox:
+class SerialLine:
     """The serial line: messages leave one after another at 9600 baud."""
 
     wire_free: float = 0.0
@@ -36,4 +36,4 @@ class Outbox:
         self.wire_free = now
 
 
-__all__ = ["SECONDS_PER_BYTE", "Outbox"]
+__all__ = ["SECONDS_PER_BYTE", "SerialLine"]
