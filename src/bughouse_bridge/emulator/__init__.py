@@ -5,7 +5,8 @@
 * ``board`` — ``EmulatedBoard``: modes, identity answers, the host commands, wire timing.
 * ``clock_port`` — the board's end of the clock cable: readings, the ``2B`` envelope and its acks.
 * ``board_config`` — ``BoardConfig``: identity, profile, scan and reply timing, the clock's config.
-* ``serial_line`` — the board's 9600-baud serial line; ``eeprom`` — its move memory (``SEND_EE_MOVES``).
+* ``serial_line`` — the board's 9600-baud serial line.
+* ``eeprom`` — the board's move memory (``SEND_EE_MOVES``).
 * ``actions`` — the timed actions on a board (``SetField``, ``PressClock``…, ``apply_action``).
 * ``handling`` — the knobs: ``Handling`` (human timings, styles), ``Noise``, ``MoveStyle``.
 * ``hands`` — ``Hands``: the gestures over one board (lift, place, capture, slide, drop…).
