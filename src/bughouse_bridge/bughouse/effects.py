@@ -13,12 +13,8 @@ from bughouse_bridge.bughouse.events import StealInfo
 from bughouse_bridge.bughouse.rules import PromotionPolicy, RuleSet
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from bughouse_bridge.bughouse.board import BughouseBoard
+    from bughouse_bridge.bughouse.board import Boards, BughouseBoard
     from bughouse_bridge.bughouse.types import BoardId, BughouseMove
-
-    Boards = Mapping[BoardId, BughouseBoard]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,10 @@ from bughouse_bridge.bughouse.board import STEALABLE, checking_squares
 from bughouse_bridge.bughouse.legality import mates, promotion
 from bughouse_bridge.bughouse.rules import NoStealTarget, Permission, PromotionPolicy, RuleSet
 from bughouse_bridge.bughouse.steals import steal_allowed, steal_squares
-from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, Judgement, Seat
+from bughouse_bridge.bughouse.types import AlertCode, BughouseMove, Judgement, Seat
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from bughouse_bridge.bughouse.board import BughouseBoard
-
-    Boards = Mapping[BoardId, BughouseBoard]
+    from bughouse_bridge.bughouse.board import Boards
 
 
 class IllegalMoveError(chess.IllegalMoveError):

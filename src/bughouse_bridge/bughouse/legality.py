@@ -19,11 +19,10 @@ from bughouse_bridge.bughouse.steals import steal_squares
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator
 
-    from bughouse_bridge.bughouse.board import BughouseBoard
+    from bughouse_bridge.bughouse.board import Boards
 
-    Boards = Mapping[BoardId, BughouseBoard]
 
 _POCKET_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 

@@ -17,11 +17,8 @@ from bughouse_bridge.bughouse.steals import steal_squares
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from bughouse_bridge.bughouse.board import Boards, BughouseBoard
 
-    from bughouse_bridge.bughouse.board import BughouseBoard
-
-    Boards = Mapping[BoardId, BughouseBoard]
 
 _STEAL_TAG = re.compile(r"\(([a-h][1-8])\)")
 
