@@ -42,14 +42,11 @@ if TYPE_CHECKING:
         FieldUpdate,
     )
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
-    from bughouse_bridge.reconstruct.gap import (
-        GapSolution,
-    )
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.reorder import OrderedRecovery
 
 from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board
 from bughouse_bridge.reconstruct.flags import Flags, Table
+from bughouse_bridge.reconstruct.gap_book import GapBook
 
 
 class ReconstructorCore:
@@ -61,15 +58,7 @@ class ReconstructorCore:
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
         self._flags = Flags(config)  # flags held against the moves made before them
-        self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
-        self._gap_targets: dict[int, dict[BoardId, str]] = {}  # the placements each was set to
-        # Boards recovered by a shortest explanation whose confirmation ran out of work: their
-        # pockets (a drop taken at once) and side on move may still be wrong.
-        self._unconfirmed: set[BoardId] = set()
-        self._gap_count = 0
-        self._orders: dict[
-            int, OrderedRecovery
-        ] = {}  # issue 19: recoveries the arbiter may re-order
+        self._gaps = GapBook()  # the gaps left open, re-orderable or unconfirmed
 
     @property
     def match(self) -> Match:

@@ -42,8 +42,7 @@ class GapPockets(Standing):
         if piece is None:
             return None
         full = _in_play(self._match, color, piece) >= 2 * _START_COUNT[piece]
-        fed = {board, board.other}
-        feeding = [gap for gap, boards in self._gap_targets.items() if fed & boards.keys()]
+        feeding = self._gaps.feeding({board, board.other})
         for gap in sorted(feeding, reverse=True):  # the latest gap that can have brought it
             source = self._guessed_elsewhere(gap, board, color, piece) if full else None
             if full and source is None:
@@ -84,20 +83,13 @@ class GapPockets(Standing):
         message = f"Board {board}: {describe(move, color)}; {which} {how}: the pocket is corrected."
         return alert(now, board, color, AlertCode.GAP_AMBIGUOUS, message, gap=gap, move=move.uci)
 
-    def _guessed(self) -> set[BoardId]:
-        """The boards whose position or pockets are (partly) a gap's guess."""
-        boards = set(self._unconfirmed)
-        for targets in self._gap_targets.values():
-            boards.update(targets)
-        return boards
-
     def _supplied_unconfirmed(
         self, board: BoardId, color: chess.Color, piece: chess.PieceType, *, full: bool, now: float
     ) -> list[MatchEvent] | None:
         """After a recovery that was not confirmed, a drop its pockets lack corrects them
         (``set_pocket``, in the log): the piece moved from the partner board's pocket when no
         capture can have freed another one."""
-        if not {board, board.other} & self._unconfirmed:
+        if not self._gaps.any_unconfirmed({board, board.other}):
             return None
         events: list[MatchEvent] = []
         if full:
@@ -146,7 +138,7 @@ class GapPockets(Standing):
         legal only if the gap's guess put it in the partner board's pocket instead (the gap's
         board kept one it dropped unseen, or its fill guessed the wrong capture)."""
         source = board.other
-        guessed = source in self._gap_targets[gap] or (
+        guessed = source in self._gaps.targets(gap) or (
             self._match.gap_added(gap, source, color, piece) > 0
         )
         if guessed and self._match.position(source).pockets[color].count(piece):

@@ -91,8 +91,7 @@ class Guesses(Committer):
 
     def _forget_gap(self, gap: int, now: float) -> None:
         """A gap settled by its plies: nothing is provisional or guessed about it any more."""
-        del self._gaps[gap]
-        self._gap_targets.pop(gap, None)
+        self._gaps.forget(gap)
         for b in BoardId:
             state = self._boards[b]
             if isinstance(state.guess, FillGuess) and state.guess.gap == gap:

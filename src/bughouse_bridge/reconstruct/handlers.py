@@ -224,7 +224,7 @@ class Handlers(Resync):
         now: float,
     ) -> list[Outcome]:
         state = self._boards[board]
-        if board in self._guessed():
+        if board in self._gaps.guessed():
             # The board's position is a gap's guess (or follows from one): a board that stays
             # unexplained is more of the gap, not a fault of the players; it is solved from the
             # game as it stands, so the broadcast never stays behind the board. Timed from the

@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     import chess
 
 from bughouse_bridge.reconstruct.flags import Flags, HeldFlag
+from bughouse_bridge.reconstruct.gap_book import GapBook
 from bughouse_bridge.reconstruct.reader import Reader
 
 
@@ -214,9 +215,7 @@ class MatchReconstructor(Reader):
         self._match = Match(self._match.rules, fens=fens)
         self._both_stopped = False
         self._flags = Flags(self.config)
-        self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
-        self._gap_count = 0
-        self._orders = {}  # issue 19
+        self._gaps = GapBook()
         for board in BoardId:
             occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)

@@ -61,7 +61,7 @@ class Refills(Guesses):
         """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
         be redone (a placement unknown, or the log after the gap no longer replays on it)."""
         boards = [b for b in BoardId if self._boards[b].provisional == gap]
-        targets = dict(self._gap_targets[gap])
+        targets = self._gaps.targets(gap)
         for b in boards:
             physical = self._physical(b)
             if physical is None:
@@ -73,7 +73,7 @@ class Refills(Guesses):
             recovered = self._recovered_later(board, gap, solution, now)
             if recovered is not None:
                 if not solution.confirmed:
-                    self._unconfirmed.update(targets)
+                    self._gaps.unconfirmed(targets)
                 return recovered
         fens = filled_positions(before, targets, dict.fromkeys(targets), solution)
         try:
@@ -82,8 +82,7 @@ class Refills(Guesses):
             for b in boards:
                 self._boards[b].fill_confirmed()
             return None
-        self._gaps[gap] = solution
-        self._gap_targets[gap] = targets
+        self._gaps.open(gap, solution, targets)
         for b in boards:
             self._after_gap(b, now)
             self._boards[b].track_event(Asked())

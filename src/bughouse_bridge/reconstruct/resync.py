@@ -162,7 +162,7 @@ class Resync(Refills):
             self._boards[b].reading_event(Unheld())
         if solution.unique is not None:
             if not solution.confirmed:
-                self._unconfirmed.update(boards)
+                self._gaps.unconfirmed(boards)
             recovered = self._recovered(board, solution.unique, now, solution=solution)  # issue 19
             return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
@@ -204,9 +204,8 @@ class Resync(Refills):
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
         }
         if solution is not None and not certain:  # issue 19: other orders fit; choose_recovery
-            self._gap_count += 1
-            self._orders[self._gap_count] = OrderedRecovery.of(self._match, solution)
-            details |= order_details(self._gap_count, before, solution)
+            gap = self._gaps.reorderable(OrderedRecovery.of(self._match, solution))
+            details |= order_details(gap, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
     def _left_to_arbiter(
@@ -219,13 +218,11 @@ class Resync(Refills):
     ) -> list[Outcome]:
         """Nothing settles the gap: the boards are set to what they show (the broadcast is
         right at once), the log keeps the gap, and the arbiter may choose a candidate."""
-        self._gap_count += 1  # ids are never reused in a game, settled gaps included
-        gap = self._gap_count
+        gap = self._gaps.next_id()  # ids are never reused in a game, settled gaps included
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
         self._match.fill_gap(gap, fens, boards=targets, t=now)
-        self._gaps[gap] = solution
-        self._gap_targets[gap] = dict(targets)
+        self._gaps.open(gap, solution, targets)
         for b in targets:
             self._after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
@@ -326,13 +323,15 @@ class Resync(Refills):
     def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
         """The arbiter's choice for a gap left open: its plies replace the gap in the log.
         ValueError for an unknown gap or candidate, or plies that no longer replay."""
-        if gap in self._orders:  # issue 19: a recovery's order re-chosen
-            events = reorder(self._match, self._orders[gap], index, t=now)
-            del self._orders[gap]
+        order = self._gaps.order(gap)
+        if order is not None:  # issue 19: a recovery's order re-chosen
+            events = reorder(self._match, order, index, t=now)
+            self._gaps.reordered(gap)
             return list(events)
-        solution = self._gaps.get(gap)
+        solution = self._gaps.solution(gap)
         if solution is None:
-            raise ValueError(f"there is no open gap {gap}; open gaps: {sorted(self._gaps)}")
+            open_gaps = self._gaps.open_ids()
+            raise ValueError(f"there is no open gap {gap}; open gaps: {open_gaps}")
         if not 0 <= index < len(solution.candidates):
             raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
         candidate = solution.candidates[index]

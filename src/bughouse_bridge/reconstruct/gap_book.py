@@ -1,0 +1,97 @@
+"""The gaps' book: what the reconstructor keeps of the gaps it could not settle alone.
+
+One value instead of loose fields: the gaps left to the arbiter (each with its solution and the
+placements its boards were set to), the recoveries whose order the arbiter may still choose
+(issue 19), the boards recovered by a shortest explanation nothing confirmed, and the id
+counter (ids are never reused in a game, settled gaps and re-orderable recoveries included).
+A new game starts a new book.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from bughouse_bridge.bughouse.types import BoardId
+    from bughouse_bridge.reconstruct.gap import GapSolution
+    from bughouse_bridge.reconstruct.reorder import OrderedRecovery
+
+
+@dataclass(frozen=True, slots=True)
+class OpenGap:
+    """A gap left to the arbiter: its solution (candidates, verdict) and the placements it set."""
+
+    solution: GapSolution
+    targets: Mapping[BoardId, str]
+
+
+@dataclass(slots=True)
+class GapBook:
+    """The gaps left open, the re-orderable recoveries and the unconfirmed boards of a game."""
+
+    _open: dict[int, OpenGap] = field(default_factory=dict)
+    _orders: dict[int, OrderedRecovery] = field(default_factory=dict)
+    _unconfirmed: set[BoardId] = field(default_factory=set)
+    _count: int = 0
+
+    def next_id(self) -> int:
+        """A fresh gap id (a gap's log entry is made with it before the gap is opened)."""
+        self._count += 1
+        return self._count
+
+    def open(self, gap: int, solution: GapSolution, targets: Mapping[BoardId, str]) -> None:
+        """``gap`` is left to the arbiter (or filled anew by a later look) with ``solution``,
+        its boards set to ``targets``."""
+        self._open[gap] = OpenGap(solution, dict(targets))
+
+    def forget(self, gap: int) -> None:
+        """``gap`` is settled by its plies; KeyError when it is not open."""
+        del self._open[gap]
+
+    def solution(self, gap: int) -> GapSolution | None:
+        found = self._open.get(gap)
+        return None if found is None else found.solution
+
+    def targets(self, gap: int) -> dict[BoardId, str]:
+        """The placements ``gap`` set its boards to; KeyError when it is not open."""
+        return dict(self._open[gap].targets)
+
+    def open_ids(self) -> list[int]:
+        return sorted(self._open)
+
+    def feeding(self, boards: Iterable[BoardId]) -> list[int]:
+        """The open gaps that set any of ``boards`` (their pockets are partly its guess)."""
+        fed = set(boards)
+        return [gap for gap, found in self._open.items() if fed & found.targets.keys()]
+
+    def reorderable(self, recovery: OrderedRecovery) -> int:
+        """A recovery other orders fit: kept under a fresh id for ``choose_recovery``."""
+        gap = self.next_id()
+        self._orders[gap] = recovery
+        return gap
+
+    def order(self, gap: int) -> OrderedRecovery | None:
+        """The re-orderable recovery ``gap`` (``None``: no such)."""
+        return self._orders.get(gap)
+
+    def reordered(self, gap: int) -> None:
+        """The recovery ``gap`` was re-ordered: it cannot be again."""
+        del self._orders[gap]
+
+    def unconfirmed(self, boards: Iterable[BoardId]) -> None:
+        """``boards`` were recovered by a shortest explanation whose confirmation ran out of
+        work: their pockets (a drop taken at once) and side on move may still be wrong."""
+        self._unconfirmed.update(boards)
+
+    def any_unconfirmed(self, boards: Iterable[BoardId]) -> bool:
+        return not self._unconfirmed.isdisjoint(boards)
+
+    def guessed(self) -> set[BoardId]:
+        """The boards whose position or pockets are (partly) a gap's guess."""
+        boards = set(self._unconfirmed)
+        for found in self._open.values():
+            boards.update(found.targets)
+        return boards

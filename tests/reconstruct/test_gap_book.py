@@ -1,0 +1,68 @@
+"""``gap_book.GapBook`` on its own: the gaps left open, the re-orderable recoveries and the
+unconfirmed boards of a game, one value with ids never reused."""
+
+from __future__ import annotations
+
+import pytest
+
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.gap import GapSolution, Verdict
+from bughouse_bridge.reconstruct.gap_book import GapBook
+from bughouse_bridge.reconstruct.reorder import OrderedRecovery
+
+NONE = GapSolution(Verdict.NONE)
+A, B = BoardId.A, BoardId.B
+
+
+def test_a_fresh_book_guesses_nothing() -> None:
+    book = GapBook()
+    assert book.open_ids() == []
+    assert book.guessed() == set()
+    assert book.feeding({A, B}) == []
+    assert book.solution(1) is None
+    assert book.order(1) is None
+    assert not book.any_unconfirmed({A, B})
+
+
+def test_an_open_gap_is_kept_with_its_solution_and_targets_until_forgotten() -> None:
+    book = GapBook()
+    gap = book.next_id()
+    targets = {A: "8/8/8/8/8/8/8/8"}
+    book.open(gap, NONE, targets)
+    targets[B] = "changed by the caller"  # the book keeps its own copy
+    assert book.open_ids() == [gap]
+    assert book.solution(gap) is NONE
+    assert book.targets(gap) == {A: "8/8/8/8/8/8/8/8"}
+    assert book.feeding({A}) == [gap]
+    assert book.feeding({B}) == []
+    assert book.guessed() == {A}
+    book.forget(gap)
+    assert book.open_ids() == []
+    assert book.guessed() == set()
+    with pytest.raises(KeyError):
+        book.forget(gap)
+    with pytest.raises(KeyError):
+        book.targets(gap)
+
+
+def test_ids_are_never_reused_by_gaps_or_reorderable_recoveries() -> None:
+    book = GapBook()
+    first = book.next_id()
+    book.open(first, NONE, {A: "x"})
+    book.forget(first)
+    recovery = OrderedRecovery(orders=((),), plies=((A, 3),))
+    second = book.reorderable(recovery)
+    third = book.next_id()
+    assert [first, second, third] == [1, 2, 3]
+    assert book.order(second) is recovery
+    assert book.solution(second) is None  # a recovery is not a gap left open
+    book.reordered(second)
+    assert book.order(second) is None
+
+
+def test_unconfirmed_boards_are_guessed_too() -> None:
+    book = GapBook()
+    book.unconfirmed([B])
+    assert book.any_unconfirmed({A, B})
+    assert not book.any_unconfirmed({A})
+    assert book.guessed() == {B}
