@@ -1,11 +1,17 @@
 """``gap_book.GapBook`` on its own: the gaps left open, the re-orderable recoveries and the
-unconfirmed boards of a game, one value with ids never reused."""
+unconfirmed boards of a game, one value with ids never reused; and the gaps' component that
+holds it (``resync.Resync``), reaching the reconstructor that holds it — and no other."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct import MatchReconstructor, ReconstructorConfig
 from bughouse_bridge.reconstruct.gap import GapSolution, Verdict
 from bughouse_bridge.reconstruct.gap_book import GapBook
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery
@@ -66,3 +72,19 @@ def test_unconfirmed_boards_are_guessed_too() -> None:
     assert book.any_unconfirmed({A, B})
     assert not book.any_unconfirmed({A})
     assert book.guessed() == {B}
+
+
+def test_a_copied_reconstructor_s_gaps_reach_the_copy_and_a_new_game_a_new_book() -> None:
+    """A command's checkpoint is a deep copy of the reconstructor: its gaps' component must
+    read and move the copy's game and boards, not the original's."""
+    rec = MatchReconstructor(Match(get_preset("dsj")), ReconstructorConfig())
+    rec._resync._gaps.unconfirmed([A])
+    shared = (rec.config, rec.match.rules)  # frozen: shared, not copied (as the bridge does)
+    checkpoint = copy.deepcopy(rec, memo={id(value): value for value in shared})
+    assert checkpoint._resync._match is checkpoint.match is not rec.match
+    assert checkpoint._resync._boards is checkpoint._boards
+    assert checkpoint._resync.guessed() == {A}
+    rec.new_game(0.0)
+    assert rec._resync._match is rec.match
+    assert rec._resync.guessed() == set()
+    assert checkpoint._resync.guessed() == {A}

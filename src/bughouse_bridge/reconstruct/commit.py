@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     )
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
-from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 from bughouse_bridge.reconstruct.last_move import LastMove
+from bughouse_bridge.reconstruct.standing import Standing
 
 
-class Committer(GapPockets):
+class Committer(Standing):
     """Committer: see the module docstring."""
 
     def _commit(
@@ -48,7 +48,7 @@ class Committer(GapPockets):
     ) -> list[Outcome]:
         parent = self._match.position(board)
         earlier = self._flags.release(self._table(), now, before=board)
-        supplied = self._gap_supplied(board, move, standing, now)
+        supplied = self._resync.supplied(board, move, standing, now)
         if supplied is not None:
             standing = None
         try:

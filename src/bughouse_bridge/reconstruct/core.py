@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.bughouse.types import BughouseMove
     from bughouse_bridge.dgt.messages import (
         FieldUpdate,
     )
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 
 from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board
 from bughouse_bridge.reconstruct.flags import Flags, Table
-from bughouse_bridge.reconstruct.gap_book import GapBook
+from bughouse_bridge.reconstruct.gap_doors import GapDoors
+from bughouse_bridge.reconstruct.resync import Resync
 
 
 class ReconstructorCore:
@@ -58,11 +60,31 @@ class ReconstructorCore:
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
         self._flags = Flags(config)  # flags held against the moves made before them
-        self._gaps = GapBook()  # the gaps left open, re-orderable or unconfirmed
+        self._resync = self._fresh_resync()  # the gaps: their book, guesses and evidence
 
     @property
     def match(self) -> Match:
         return self._match
+
+    def _game(self) -> Match:
+        """The game now, for the gaps' doors: a bound method, not a closure, so that a copy of
+        the reconstructor (a command's checkpoint) reads its own game."""
+        return self._match
+
+    def _fresh_resync(self) -> Resync:
+        """The gaps' component, with the doors by which it reaches this reconstructor."""
+        doors = GapDoors(
+            match=self._game,
+            boards=self._boards,
+            config=self.config,
+            physical=self._physical,
+            wake=self._wake,
+            reread=self._reread,
+            nudge=self._nudge,
+            resolved=self._resolved,
+            after_commit=self._after_commit,
+        )
+        return Resync(doors)
 
     def _table(self) -> Table:
         """The table as the flags read it when they decide."""
@@ -237,4 +259,10 @@ class ReconstructorCore:
 
     def _reread(self, board: BoardId, now: float) -> list[Outcome]:
         """Read a board again now (``reader.Reader._reread``)."""
+        raise NotImplementedError
+
+    def _after_commit(
+        self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
+    ) -> list[Outcome]:
+        """Follow a move committed (``commit.Committer._after_commit``)."""
         raise NotImplementedError

@@ -21,13 +21,13 @@ if TYPE_CHECKING:
         MatchEvent,
     )
     from bughouse_bridge.bughouse.match import Match
-from bughouse_bridge.reconstruct.standing import Standing
+from bughouse_bridge.reconstruct.gap_doors import GapWork
 
 
-class GapPockets(Standing):
+class GapPockets(GapWork):
     """GapPockets: see the module docstring."""
 
-    def _gap_supplied(
+    def supplied(
         self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
     ) -> list[MatchEvent] | None:
         """After a gap left to the arbiter the pockets are a guess (the fewest pieces that

@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     )
 
 from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn, RecoveryGuess
-from bughouse_bridge.reconstruct.commit import Committer
+from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 
 
-class Guesses(Committer):
+class Guesses(GapPockets):
     """Guesses: see the module docstring."""
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:
@@ -60,10 +60,10 @@ class Guesses(Committer):
             state.turn_confirmed()  # the guess was right
         if gap is None or not wrong_turn(reading):
             return False
-        self._flip_guess(board, gap)
+        self.flip_guess(board, gap)
         return True
 
-    def _flip_guess(self, board: BoardId, gap: int) -> None:
+    def flip_guess(self, board: BoardId, gap: int) -> None:
         self._boards[board].turn_confirmed()
         if gap in self._match.open_gaps():
             self._match.gap_turn(gap, board, not self._match.turn(board))
@@ -121,7 +121,7 @@ class Guesses(Committer):
         state.last = state.last.absorbed(now)
         state.changes.clear()
 
-    def _press_still_owed(self, board: BoardId) -> None:
+    def press_still_owed(self, board: BoardId) -> None:
         """After a gap the board often shows the last ply before its mover has hit the clock:
         while the clock (its first reading since the link returned) still runs for that mover,
         the press is owed, as for a move read before its press, and is not taken for a press of

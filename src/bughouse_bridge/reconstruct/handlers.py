@@ -29,10 +29,10 @@ from bughouse_bridge.reconstruct.reading_values import (
 
 if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
-from bughouse_bridge.reconstruct.resync import Resync
+from bughouse_bridge.reconstruct.commit import Committer
 
 
-class Handlers(Resync):
+class Handlers(Committer):
     """Handlers: see the module docstring."""
 
     def _on_legal(
@@ -224,7 +224,7 @@ class Handlers(Resync):
         now: float,
     ) -> list[Outcome]:
         state = self._boards[board]
-        if board in self._gaps.guessed():
+        if board in self._resync.guessed():
             # The board's position is a gap's guess (or follows from one): a board that stays
             # unexplained is more of the gap, not a fault of the players; it is solved from the
             # game as it stands, so the broadcast never stays behind the board. Timed from the
@@ -235,7 +235,7 @@ class Handlers(Resync):
             if now < due:
                 self._wake(board, due)
                 return []
-            return self._reconcile(board, now)
+            return self._resync.reconcile(board, now)
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
             self._wake(board, due)

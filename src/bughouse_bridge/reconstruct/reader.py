@@ -61,7 +61,7 @@ class Reader(Handlers):
         if not state.occupancy.known or not state.connected:
             return []  # a board whose link is down is read again when it is back
         if isinstance(state.link, Settling):
-            return self._settle_gap(board, now)
+            return self._resync.settle_gap(board, now)
         physical = self._physical(board)
         out = self._magic(board, now)
         if physical is None:
@@ -148,7 +148,7 @@ class Reader(Handlers):
             reading = passing or reading
         following = not isinstance(reading, Unexplained | Illegal | Waiting)
         state.track_event(Followed() if following else Strayed(now))
-        weighed = self.review(board, reading, now)
+        weighed = self._resync.review(board, reading, now)
         if isinstance(weighed, Reread):
             return self._read(board, physical, now, cascade)
         if isinstance(weighed, Handled):
@@ -200,7 +200,7 @@ class Reader(Handlers):
             # After a gap nothing explained, the side on move was a guess: a press with no move
             # of the side thought on move is the end of the last ply of the gap (its mover
             # pressing late), so the other side is on move.
-            self._flip_guess(board, state.turn_unknown)
+            self._resync.flip_guess(board, state.turn_unknown)
             return out
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."

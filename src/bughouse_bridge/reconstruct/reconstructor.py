@@ -33,10 +33,12 @@ run of readings that commit nothing, and whether the board is read again when th
 moves) and the stalling watch (``stall_watch.py``). A settled link gap absorbs the presses and
 sensor changes before it: none is read after it.
 
-Gaps are ``resync.py``'s (its ``review`` is the reader's one door to them). A gap nothing
+Gaps are the business of ``resync.Resync``, a plain object the reconstructor holds (its
+``review`` is the reader's one door to them; it owns the gaps' book, ``gap_book.GapBook``, and
+reaches the reconstructor only through ``gap_doors.GapDoors``). A gap nothing
 explains is filled as the boards stand, and that fill is a guess, treated as one:
 a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
-drop its guessed pockets lack is its evidence (``_gap_supplied``), the side on move it guessed is
+drop its guessed pockets lack is its evidence (``supplied``), the side on move it guessed is
 corrected by the first move of the other side (``_wrong_guess``). A recovery is a guess of the
 same kind: the clock is not trusted as a link returns, so the shortest explanation decides the side
 on move. A move of the other side before anything is committed after it disproves it: its plies
@@ -94,7 +96,6 @@ if TYPE_CHECKING:
     import chess
 
 from bughouse_bridge.reconstruct.flags import Flags, HeldFlag
-from bughouse_bridge.reconstruct.gap_book import GapBook
 from bughouse_bridge.reconstruct.reader import Reader
 
 
@@ -178,6 +179,10 @@ class MatchReconstructor(Reader):
         accepted: list[Outcome] = [*self._match.accept_placement(board, physical, t=now)]
         return accepted + self._resolved(board, now, "the arbiter accepted the position")
 
+    def choose_recovery(self, gap: int, index: int, now: float) -> list[Outcome]:
+        """The arbiter's choice for a gap left open (``resync.Resync.choose_recovery``)."""
+        return self._resync.choose_recovery(gap, index, now)
+
     def takeback(self, board: BoardId, now: float) -> list[Outcome]:
         """The board's last ply is taken back (``Match.takeback``); ValueError if it cannot be."""
         return self._arbiter_events(self._match.takeback(board, t=now))
@@ -215,7 +220,7 @@ class MatchReconstructor(Reader):
         self._match = Match(self._match.rules, fens=fens)
         self._both_stopped = False
         self._flags = Flags(self.config)
-        self._gaps = GapBook()
+        self._resync = self._fresh_resync()
         for board in BoardId:
             occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
             self._boards[board] = self._fresh_board(board)
@@ -253,7 +258,7 @@ class MatchReconstructor(Reader):
         baseline = state.clock.last is None
         update = state.clock.feed(times, now, turn=turn, at_rest=at_rest, presser=presser)
         if baseline and isinstance(state.link, Live | Lost):
-            self._press_still_owed(board)
+            self._resync.press_still_owed(board)
         out: list[Outcome] = []
         if update.reading is not None:
             out.append(ClockReading(now, board, *update.reading))

@@ -116,7 +116,7 @@ class Refills(Guesses):
             return None
         self._forget_gap(gap, now)
         for b in {board, *(move.board for move in candidate.moves)}:
-            self._press_still_owed(b)
+            self.press_still_owed(b)
         self._turn_guessed(candidate)
         details: dict[str, object] = {
             "missing_plies": len(candidate.moves),

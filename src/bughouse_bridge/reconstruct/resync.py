@@ -2,6 +2,13 @@
 game (``gap.solve_gap``): its plies recovered, or the boards set to what they show and the gap
 left to the arbiter. Recoveries and fills are guesses, and the side on move they leave is one:
 ``review`` is the one door through which a later reading is weighed as their evidence.
+
+``Resync`` is a plain object the reconstructor holds (not a layer of it, as ``flags.Flags``): it
+owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only through its doors
+(``gap_doors.GapDoors``). Its interface: ``review`` (a reading: ``Proceed | Reread | Handled``),
+``settle_gap`` and ``reconcile`` (a link back), ``supplied`` (a drop the guessed pockets lack),
+``guessed``, ``flip_guess`` and ``press_still_owed`` (what a press tells of the side on move after
+a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 """
 
 from __future__ import annotations
@@ -68,7 +75,7 @@ Weighed = Proceed | Reread | Handled
 
 
 class Resync(Refills):
-    """Resync: see the module docstring."""
+    """The gaps' component: see the module docstring."""
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
         """The one door through which the reader asks whether a reading is evidence about a
@@ -86,7 +93,7 @@ class Resync(Refills):
             return Handled(redone)
         return Proceed()
 
-    def _settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
+    def settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
         due = state.changed_at + self.config.stability_window
         if now < due:
@@ -95,7 +102,7 @@ class Resync(Refills):
         settling = state.link
         assert isinstance(settling, Settling)
         state.link_event(Reconciled())
-        return self._reconcile(board, now, settling)
+        return self.reconcile(board, now, settling)
 
     def _explain_later(
         self, board: BoardId, solution: GapSolution, now: float, settling: Settling | None
@@ -119,7 +126,7 @@ class Resync(Refills):
         self._wake(board, deadline)
         return True
 
-    def _reconcile(
+    def reconcile(
         self, board: BoardId, now: float, settling: Settling | None = None
     ) -> list[Outcome]:
         """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
@@ -197,7 +204,7 @@ class Resync(Refills):
             self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
             self._presses_absorbed(b, now)
-            self._press_still_owed(b)
+            self.press_still_owed(b)
         self._turn_guessed(candidate)
         details = {
             "missing_plies": len(candidate.moves),

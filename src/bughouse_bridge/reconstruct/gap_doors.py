@@ -1,0 +1,81 @@
+"""What the gaps' component (``resync.Resync``) may see and ask of the reader that holds it.
+
+``Resync`` is a plain object the reconstructor holds, as it holds ``flags.Flags``: it owns the
+gaps' book (``gap_book.GapBook``) and the gaps' business, and reaches the rest of the
+reconstructor only through these doors — the match and the boards' states it reads and moves,
+the placements the boards show, and the few things it asks the reader to do (wake a board, read
+it again, follow a move committed, say a board matches the game again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.reconstruct.gap_book import GapBook
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from bughouse_bridge.bughouse.events import MatchEvent
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.bughouse.types import BoardId, BughouseMove
+    from bughouse_bridge.reconstruct.board_state import Board
+    from bughouse_bridge.reconstruct.config import ReconstructorConfig
+    from bughouse_bridge.reconstruct.outcomes import Outcome
+
+    Read = Callable[[BoardId, float], list[Outcome]]
+
+
+@dataclass(frozen=True, slots=True)
+class GapDoors:
+    """The reader's side of the gaps' component: what it reads, and what it may be asked."""
+
+    match: Callable[[], Match]  # the game now (a new game replaces it); bound methods only:
+    # a copy of the reconstructor (deepcopy, a checkpoint) must reach its own copy, not this one
+    boards: Mapping[BoardId, Board]
+    config: ReconstructorConfig
+    physical: Callable[[BoardId], str | None]  # what the board shows, ``None``: not known yet
+    wake: Callable[[BoardId, float], None]  # read the board again at that time at the latest
+    reread: Read  # read the board again now
+    nudge: Read  # read the board again now if it waited on the other one
+    resolved: Callable[[BoardId, float, str], list[Outcome]]  # the board matches the game again
+    after_commit: Callable[[BoardId, BughouseMove, Sequence[MatchEvent], float], list[Outcome]]
+
+
+class GapWork:
+    """The base of the gaps' component: its book, and the doors it reaches the reader by."""
+
+    def __init__(self, doors: GapDoors) -> None:
+        self._doors = doors
+        self._gaps = GapBook()  # a new game starts a new component, and so a new book
+        self._boards = doors.boards
+        self.config = doors.config
+
+    @property
+    def _match(self) -> Match:
+        return self._doors.match()
+
+    def _physical(self, board: BoardId) -> str | None:
+        return self._doors.physical(board)
+
+    def _wake(self, board: BoardId, at: float) -> None:
+        self._doors.wake(board, at)
+
+    def _reread(self, board: BoardId, now: float) -> list[Outcome]:
+        return self._doors.reread(board, now)
+
+    def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
+        return self._doors.nudge(board, now)
+
+    def _resolved(self, board: BoardId, now: float, why: str) -> list[Outcome]:
+        return self._doors.resolved(board, now, why)
+
+    def _after_commit(
+        self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
+    ) -> list[Outcome]:
+        return self._doors.after_commit(board, move, events, now)
+
+    def guessed(self) -> set[BoardId]:
+        """The boards whose position or pockets are (partly) a gap's guess."""
+        return self._gaps.guessed()
