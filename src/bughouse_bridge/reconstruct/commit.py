@@ -105,7 +105,7 @@ class Committer(Standing):
             confirmed_at=now,
         )
         state.seen.clear()
-        state.recovery_confirmed()  # a move after a recovery confirms its side on move
+        self._resync.move_committed(board)
         state.moved_at = now
         state.stall_event(MoveMade())
         state.track_event(Released())

@@ -79,3 +79,7 @@ class GapWork:
     def guessed(self) -> set[BoardId]:
         """The boards whose position or pockets are (partly) a gap's guess."""
         return self._gaps.guessed()
+
+    def move_committed(self, board: BoardId) -> None:
+        """A move committed after a recovery confirms the side on move it guessed."""
+        self._gaps.recovery_confirmed(board)

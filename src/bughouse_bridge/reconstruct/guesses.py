@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         Candidate,
     )
 
-from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn, RecoveryGuess
+from bughouse_bridge.reconstruct.gap_book import RecoveredTurn, RecoveryGuess
 from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 
 
@@ -54,17 +54,27 @@ class Guesses(GapPockets):
     def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
         """After a gap nothing explained, the side on move was a guess: the first move of the
         other side corrects it (the gap's log entry is amended)."""
-        state = self._boards[board]
-        gap = state.turn_unknown
+        gap = self._gaps.turn_unknown(board)
         if isinstance(reading, Legal | Correction | Remedy):
-            state.turn_confirmed()  # the guess was right
+            self._gaps.turn_confirmed(board)  # the guess was right
         if gap is None or not wrong_turn(reading):
             return False
-        self.flip_guess(board, gap)
+        self._flip_guess(board, gap)
         return True
 
-    def flip_guess(self, board: BoardId, gap: int) -> None:
-        self._boards[board].turn_confirmed()
+    def pressed_without_move(self, board: BoardId) -> bool:
+        """A press with no move of the side thought on move: after a gap nothing explained,
+        that side was a guess, and the press is the end of the gap's last ply (its mover
+        pressing late): the other side is on move. False: no such guess, the press is the
+        players' own (``clock_without_move``)."""
+        gap = self._gaps.turn_unknown(board)
+        if gap is None:
+            return False
+        self._flip_guess(board, gap)
+        return True
+
+    def _flip_guess(self, board: BoardId, gap: int) -> None:
+        self._gaps.turn_confirmed(board)
         if gap in self._match.open_gaps():
             self._match.gap_turn(gap, board, not self._match.turn(board))
 
@@ -74,7 +84,7 @@ class Guesses(GapPockets):
         plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
         guess = RecoveredTurn(candidate.moves, plies)
         for b in guess.boards:
-            self._boards[b].guess = RecoveryGuess(guess)
+            self._gaps.guess(b, RecoveryGuess(guess))
 
     def _can_take_back(self, guess: RecoveredTurn) -> bool:
         """Nothing was played on the recovery's boards since it (an arbiter's takeback
@@ -92,16 +102,14 @@ class Guesses(GapPockets):
     def _forget_gap(self, gap: int, now: float) -> None:
         """A gap settled by its plies: nothing is provisional or guessed about it any more."""
         self._gaps.forget(gap)
+        self._gaps.fill_settled(gap)
         for b in BoardId:
-            state = self._boards[b]
-            if isinstance(state.guess, FillGuess) and state.guess.gap == gap:
-                state.guess = None
             self._after_gap(b, now)
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
         state.reading_event(Resolved())
-        state.recovery_confirmed()
+        self._gaps.recovery_confirmed(board)
         self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()

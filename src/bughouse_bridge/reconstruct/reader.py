@@ -196,12 +196,8 @@ class Reader(Handlers):
         if self._moved_in_passing(board):
             return out  # the move was shown, then its piece lifted by the opponent to capture it
         state.press_event(Absorbed())
-        if state.turn_unknown is not None:
-            # After a gap nothing explained, the side on move was a guess: a press with no move
-            # of the side thought on move is the end of the last ply of the gap (its mover
-            # pressing late), so the other side is on move.
-            self._resync.flip_guess(board, state.turn_unknown)
-            return out
+        if self._resync.pressed_without_move(board):
+            return out  # the end of a gap's last ply: the side on move it guessed is corrected
         color = self._match.turn(board)
         message = f"Board {board}: {color_name(color)} pressed the clock without moving."
         return [*out, alert(now, board, color, AlertCode.CLOCK_WITHOUT_MOVE, message)]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from bughouse_bridge.bughouse.events import LinkChanged, Severity
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.reconstruct.alerts import alert
-from bughouse_bridge.reconstruct.board_state import FillGuess
 from bughouse_bridge.reconstruct.gap import (
     GapSolution,
     filled_positions,
@@ -19,6 +18,7 @@ from bughouse_bridge.reconstruct.gap import (
     order_details,
     solve_gap,
 )
+from bughouse_bridge.reconstruct.gap_book import FillGuess
 from bughouse_bridge.reconstruct.guesses import Guesses
 from bughouse_bridge.reconstruct.reading_machine import Asked
 from bughouse_bridge.reconstruct.reading_values import Illegal, Legal, Unexplained, Waiting
@@ -41,15 +41,15 @@ class Refills(Guesses):
         motion again and waits as usual; a plain move ends the doubt. ``None``: read it as
         usual."""
         state = self._boards[board]
-        gap = state.provisional
+        gap = self._gaps.provisional(board)
         if gap is None:
             return None
         if isinstance(reading, Unexplained):
             return None  # perhaps a hand in motion again: wait for more, as usual
         drop = isinstance(reading, Legal) and any(m.is_drop for m in reading.moves)
         suspect = drop or isinstance(reading, Waiting | Illegal)
-        if not suspect or now >= state.provisional_until:
-            state.fill_confirmed()  # the fill was whole (or has stood long enough)
+        if not suspect or now >= self._gaps.provisional_until(board):
+            self._gaps.fill_confirmed(board)  # the fill was whole (or has stood long enough)
             return None
         due = state.changed_at + self.config.stability_window
         if now < due:
@@ -60,7 +60,7 @@ class Refills(Guesses):
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
         """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
         be redone (a placement unknown, or the log after the gap no longer replays on it)."""
-        boards = [b for b in BoardId if self._boards[b].provisional == gap]
+        boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
         targets = self._gaps.targets(gap)
         for b in boards:
             physical = self._physical(b)
@@ -80,14 +80,14 @@ class Refills(Guesses):
             self._match.refill_gap(gap, fens)
         except ValueError:
             for b in boards:
-                self._boards[b].fill_confirmed()
+                self._gaps.fill_confirmed(b)
             return None
         self._gaps.open(gap, solution, targets)
         for b in boards:
             self._after_gap(b, now)
             self._boards[b].track_event(Asked())
-            until = self._boards[b].provisional_until or None
-            self._boards[b].guess = FillGuess(gap, turn_guessed=True, doubtful_until=until)
+            until = self._gaps.provisional_until(b) or None
+            self._gaps.guess(b, FillGuess(gap, turn_guessed=True, doubtful_until=until))
         refilled = {"missing_plies": None, "gap": gap, "refilled": True}
         out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
         if solution.candidates:

@@ -7,7 +7,8 @@ left to the arbiter. Recoveries and fills are guesses, and the side on move they
 owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only through its doors
 (``gap_doors.GapDoors``). Its interface: ``review`` (a reading: ``Proceed | Reread | Handled``),
 ``settle_gap`` and ``reconcile`` (a link back), ``supplied`` (a drop the guessed pockets lack),
-``guessed``, ``flip_guess`` and ``press_still_owed`` (what a press tells of the side on move after
+``guessed``, ``move_committed`` (a move confirms a recovery's side on move),
+``pressed_without_move`` and ``press_still_owed`` (what a press tells of the side on move after
 a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 """
 
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.reading_values import Reading
 
 
-from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
+from bughouse_bridge.reconstruct.gap_book import FillGuess, RecoveredTurn
 from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
 from bughouse_bridge.reconstruct.refill import Refills
 
@@ -238,7 +239,7 @@ class Resync(Refills):
             turn_guessed = turns.get(b) is None
             doubtful = None if solution.candidates else now + self.config.unexplained_limit
             if turn_guessed or doubtful is not None:
-                self._boards[b].guess = FillGuess(gap, turn_guessed, doubtful)
+                self._gaps.guess(b, FillGuess(gap, turn_guessed, doubtful))
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
@@ -264,7 +265,7 @@ class Resync(Refills):
         is then read as usual) or left to the arbiter, as after any gap. ``None``: no such
         recovery, or it cannot be taken back; read as usual. A drop its pocket lacks is weighed
         by ``_recovery_relooked``."""
-        guess = self._boards[board].recovered_turn
+        guess = self._gaps.recovered_turn(board)
         if guess is not None and lacking_drop(reading):
             return self._recovery_relooked(board, guess, now)
         if guess is not None and isinstance(reading, Legal):
@@ -274,7 +275,7 @@ class Resync(Refills):
         if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
-            self._boards[b].recovery_confirmed()
+            self._gaps.recovery_confirmed(b)
         if not self._can_take_back(guess):
             return None
         # The placements the recovery reached were right; the side on move was not.
@@ -312,7 +313,7 @@ class Resync(Refills):
             self._wake(board, due)
             return []
         for b in guess.boards:
-            self._boards[b].recovery_confirmed()  # looked at once: it stands, or is redone
+            self._gaps.recovery_confirmed(b)  # looked at once: it stands, or is redone
         physical = self._physical(board)
         if physical is None or not self._can_take_back(guess):
             return None
