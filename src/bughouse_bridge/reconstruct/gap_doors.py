@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.reconstruct.gap_book import GapBook
+from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from bughouse_bridge.bughouse.events import MatchEvent
     from bughouse_bridge.bughouse.match import Match
-    from bughouse_bridge.bughouse.types import BoardId, BughouseMove
+    from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Judgement
     from bughouse_bridge.reconstruct.board_state import Board
     from bughouse_bridge.reconstruct.config import ReconstructorConfig
     from bughouse_bridge.reconstruct.outcomes import Outcome
@@ -56,25 +57,11 @@ class GapWork:
     def _match(self) -> Match:
         return self._doors.match()
 
-    def _physical(self, board: BoardId) -> str | None:
-        return self._doors.physical(board)
-
-    def _wake(self, board: BoardId, at: float) -> None:
-        self._doors.wake(board, at)
-
-    def _reread(self, board: BoardId, now: float) -> list[Outcome]:
-        return self._doors.reread(board, now)
-
-    def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
-        return self._doors.nudge(board, now)
-
-    def _resolved(self, board: BoardId, now: float, why: str) -> list[Outcome]:
-        return self._doors.resolved(board, now, why)
-
-    def _after_commit(
-        self, board: BoardId, move: BughouseMove, events: Sequence[MatchEvent], now: float
-    ) -> list[Outcome]:
-        return self._doors.after_commit(board, move, events, now)
+    def supplied(
+        self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
+    ) -> list[MatchEvent] | None:
+        """A drop its pockets lack, weighed as a gap's evidence (``gap_pockets.GapPockets``)."""
+        return GapPockets(self._match, self._gaps).supplied(board, move, standing, now)
 
     def guessed(self) -> set[BoardId]:
         """The boards whose position or pockets are (partly) a gap's guess."""

@@ -1,6 +1,9 @@
 """A drop a gap's guessed pockets lack is the gap's evidence, not an illegal move: after a gap left
 to the arbiter (or a recovery nothing confirmed) the pockets are the fewest pieces that explain
 the placements, and a piece captured and another of its kind dropped in the gap leave no trace.
+
+``GapPockets`` is not a layer: the gaps' component (``resync.Resync``) asks one, made of the game
+and the gaps' book, about each drop committed (``supplied``).
 """
 
 from __future__ import annotations
@@ -21,11 +24,15 @@ if TYPE_CHECKING:
         MatchEvent,
     )
     from bughouse_bridge.bughouse.match import Match
-from bughouse_bridge.reconstruct.gap_doors import GapWork
+    from bughouse_bridge.reconstruct.gap_book import GapBook
 
 
-class GapPockets(GapWork):
-    """GapPockets: see the module docstring."""
+class GapPockets:
+    """A drop weighed against the gaps' guessed pockets: see the module docstring."""
+
+    def __init__(self, match: Match, gaps: GapBook) -> None:
+        self._match = match
+        self._gaps = gaps
 
     def supplied(
         self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float

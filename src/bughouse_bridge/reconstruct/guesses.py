@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     )
 
 from bughouse_bridge.reconstruct.gap_book import RecoveredTurn, RecoveryGuess
-from bughouse_bridge.reconstruct.gap_pockets import GapPockets
+from bughouse_bridge.reconstruct.gap_doors import GapWork
 
 
-class Guesses(GapPockets):
+class Guesses(GapWork):
     """Guesses: see the module docstring."""
 
     def _hold(self, board: BoardId, reading: Reading) -> bool:

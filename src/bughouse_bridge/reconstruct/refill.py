@@ -53,7 +53,7 @@ class Refills(Guesses):
             return None
         due = state.changed_at + self.config.stability_window
         if now < due:
-            self._wake(board, due)
+            self._doors.wake(board, due)
             return []
         return self._refill(board, gap, now)
 
@@ -63,7 +63,7 @@ class Refills(Guesses):
         boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
         targets = self._gaps.targets(gap)
         for b in boards:
-            physical = self._physical(b)
+            physical = self._doors.physical(b)
             if physical is None:
                 return None
             targets[b] = physical
@@ -97,7 +97,7 @@ class Refills(Guesses):
             )
             details = gap_details(gap, before, solution)
             out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
-        return out + self._nudge(board.other, now)
+        return out + self._doors.nudge(board.other, now)
 
     def _recovered_later(
         self, board: BoardId, gap: int, solution: GapSolution, now: float

@@ -98,7 +98,7 @@ class Resync(Refills):
         state = self._boards[board]
         due = state.changed_at + self.config.stability_window
         if now < due:
-            self._wake(board, due)
+            self._doors.wake(board, due)
             return []
         settling = state.link
         assert isinstance(settling, Settling)
@@ -124,7 +124,7 @@ class Resync(Refills):
         if now >= deadline:
             return False
         self._boards[board].link_event(Deferred(settling))
-        self._wake(board, deadline)
+        self._doors.wake(board, deadline)
         return True
 
     def reconcile(
@@ -134,7 +134,7 @@ class Resync(Refills):
         lead from the game to what the boards show now (``gap.solve_gap``)."""
         link = str(board)
         boards = [board, *([board.other] if self._boards[board.other].held else [])]
-        targets = {b: self._physical(b) for b in boards}
+        targets = {b: self._doors.physical(b) for b in boards}
         known = {b: placement for b, placement in targets.items() if placement is not None}
         if targets[board] is None or all(
             placement == self._match.board_fen(b) for b, placement in known.items()
@@ -181,7 +181,7 @@ class Resync(Refills):
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
         for b in boards:
-            out += self._reread(b, now)
+            out += self._doors.reread(b, now)
         return out
 
     def _recovered(
@@ -200,7 +200,7 @@ class Resync(Refills):
                 replace(event, recovered=True) if isinstance(event, MovePlayed) else event
                 for event in self._match.play(move, t=now, recovered=True, order_certain=certain)
             ]
-            out += self._after_commit(move.board, move, events, now)
+            out += self._doors.after_commit(move.board, move, events, now)
             last = self._boards[move.board].last
             self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
@@ -310,11 +310,11 @@ class Resync(Refills):
         exists or the recovery cannot be taken back."""
         due = self._boards[board].changed_at + self.config.stability_window
         if now < due:
-            self._wake(board, due)
+            self._doors.wake(board, due)
             return []
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)  # looked at once: it stands, or is redone
-        physical = self._physical(board)
+        physical = self._doors.physical(board)
         if physical is None or not self._can_take_back(guess):
             return None
         targets = {b: self._match.board_fen(b) for b in guess.boards} | {board: physical}
@@ -345,4 +345,8 @@ class Resync(Refills):
         candidate = solution.candidates[index]
         events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
         self._forget_gap(gap, now)
-        return [*events, *self._resolved(BoardId.A, now, ""), *self._resolved(BoardId.B, now, "")]
+        return [
+            *events,
+            *self._doors.resolved(BoardId.A, now, ""),
+            *self._doors.resolved(BoardId.B, now, ""),
+        ]
