@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bughouse_bridge.reconstruct.gap_guess import GUESS
 from bughouse_bridge.reconstruct.link import LINK
 from bughouse_bridge.reconstruct.presses import PRESSES
 from bughouse_bridge.reconstruct.reading_machine import READING, TRACK
@@ -25,6 +26,7 @@ MACHINES = (
     (READING, "per board: what the reading in progress awaits"),
     (TRACK, "per board: whether the readings follow the game, and a re-read asked for"),
     (STALL, "per board, row 17: a mate or stalemate that waits, watched for stalling"),
+    (GUESS, "per board, in the gaps' book: what the last gap left to be confirmed"),
 )
 
 

@@ -13,7 +13,8 @@ from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct import MatchReconstructor, ReconstructorConfig
 from bughouse_bridge.reconstruct.gap import GapSolution, Verdict
-from bughouse_bridge.reconstruct.gap_book import FillGuess, GapBook, RecoveredTurn, RecoveryGuess
+from bughouse_bridge.reconstruct.gap_book import GapBook
+from bughouse_bridge.reconstruct.gap_guess import FillGuess, NoGuess, RecoveredTurn
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery
 
 NONE = GapSolution(Verdict.NONE)
@@ -92,14 +93,15 @@ def test_a_copied_reconstructor_s_gaps_reach_the_copy_and_a_new_game_a_new_book(
 
 def test_a_fill_s_guesses_are_confirmed_one_by_one_and_settled_with_its_gap() -> None:
     book = GapBook()
-    book.guess(A, FillGuess(7, turn_guessed=True, doubtful_until=12.0))
-    book.guess(B, FillGuess(7, turn_guessed=False, doubtful_until=12.0))
+    book.filled(A, 7, turn_guessed=True, doubtful_until=12.0)
+    book.filled(B, 7, turn_guessed=False, doubtful_until=12.0)
+    assert book.guess_of(B) == FillGuess(7, turn_guessed=False, doubtful_until=12.0)
     assert (book.turn_unknown(A), book.turn_unknown(B)) == (7, None)
     assert (book.provisional(A), book.provisional_until(B)) == (7, 12.0)
     book.fill_confirmed(A)  # no longer doubtful, the side on move still a guess
     assert (book.provisional(A), book.provisional_until(A), book.turn_unknown(A)) == (None, 0.0, 7)
     book.turn_confirmed(A)  # nothing left to confirm
-    assert book.turn_unknown(A) is None
+    assert book.guess_of(A) == NoGuess()
     book.fill_settled(7)
     assert book.provisional(B) is None
     book.recovery_confirmed(B)  # no recovery guessed: nothing happens
@@ -108,10 +110,15 @@ def test_a_fill_s_guesses_are_confirmed_one_by_one_and_settled_with_its_gap() ->
 def test_a_recovery_s_side_on_move_is_a_guess_until_confirmed() -> None:
     book = GapBook()
     turn = RecoveredTurn((), {A: 5})
-    book.guess(A, RecoveryGuess(turn))
+    book.recovered(A, turn)
     book.fill_confirmed(A)  # a fill's confirmation leaves a recovery's guess alone
     book.fill_settled(1)
     assert book.recovered_turn(A) is turn
     assert book.turn_unknown(A) is None
     book.recovery_confirmed(A)
     assert book.recovered_turn(A) is None
+
+
+def test_an_empty_fill_is_no_guess_not_a_fill() -> None:
+    with pytest.raises(AssertionError, match="NoGuess"):
+        FillGuess(1, turn_guessed=False, doubtful_until=None)

@@ -4,8 +4,8 @@ One value instead of loose fields: the gaps left to the arbiter (each with its s
 placements its boards were set to), the recoveries whose order the arbiter may still choose
 (issue 19), the boards recovered by a shortest explanation nothing confirmed, the id counter
 (ids are never reused in a game, settled gaps and re-orderable recoveries included), and per
-board what the last gap left to be confirmed (``Guess``: a fill's side on move or doubt, a
-recovery's side on move). A new game starts a new book.
+board what the last gap left to be confirmed (the Guess machine, ``gap_guess.py``: a fill's side
+on move or doubt, a recovery's side on move). A new game starts a new book.
 """
 
 from __future__ import annotations
@@ -14,55 +14,27 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.gap_guess import (
+    GUESS,
+    FillConfirmed,
+    Filled,
+    FillGuess,
+    GapSettled,
+    Guess,
+    GuessEvent,
+    NoGuess,
+    Recovered,
+    RecoveredTurn,
+    RecoveryConfirmed,
+    RecoveryGuess,
+    TurnConfirmed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from bughouse_bridge.bughouse.types import BughouseMove
     from bughouse_bridge.reconstruct.gap import GapSolution
     from bughouse_bridge.reconstruct.reorder import OrderedRecovery
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveredTurn:
-    """A recovery whose side on move only the shortest explanation decided (the clock is not
-    trusted as a link returns): a guess until a move committed after it confirms it."""
-
-    moves: tuple[BughouseMove, ...]  # the recovered plies, in playing order
-    plies: Mapping[BoardId, int]  # each board's ply right after them (a takeback since: void)
-
-    @property
-    def boards(self) -> list[BoardId]:
-        return [board for board in BoardId if board in self.plies]
-
-
-@dataclass(frozen=True, slots=True)
-class FillGuess:
-    """A gap left to the arbiter and filled as the boards stood: the side on move it left may be
-    a guess (corrected by the first move of the other side), and until ``doubtful_until`` a
-    later settled look may show the fill caught a hand in motion (``Resync._redo_fill``)."""
-
-    gap: int
-    turn_guessed: bool
-    doubtful_until: float | None
-
-    def settled(self, *, turn: bool = False, doubt: bool = False) -> FillGuess | None:
-        turn_guessed = self.turn_guessed and not turn
-        doubtful_until = None if doubt else self.doubtful_until
-        if not turn_guessed and doubtful_until is None:
-            return None
-        return FillGuess(self.gap, turn_guessed, doubtful_until)
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryGuess:
-    """A recovery whose side on move only the shortest explanation decided: a guess until a
-    move committed after it confirms it, or a move of the other side disproves it."""
-
-    recovery: RecoveredTurn
-
-
-Guess = FillGuess | RecoveryGuess
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,57 +114,55 @@ class GapBook:
             boards.update(found.targets)
         return boards
 
-    def guess(self, board: BoardId, guess: Guess) -> None:
+    def guess_of(self, board: BoardId) -> Guess:
         """What the last gap on ``board`` left to be confirmed."""
-        self._guesses[board] = guess
+        return self._guesses.get(board, NoGuess())
+
+    def filled(
+        self, board: BoardId, gap: int, *, turn_guessed: bool, doubtful_until: float | None
+    ) -> None:
+        self._guess_event(board, Filled(gap, turn_guessed, doubtful_until))
+
+    def recovered(self, board: BoardId, recovery: RecoveredTurn) -> None:
+        self._guess_event(board, Recovered(recovery))
 
     def turn_unknown(self, board: BoardId) -> int | None:
         """The gap whose fill left the side on move a guess."""
-        guess = self._guesses.get(board)
+        guess = self.guess_of(board)
         return guess.gap if isinstance(guess, FillGuess) and guess.turn_guessed else None
 
     def recovered_turn(self, board: BoardId) -> RecoveredTurn | None:
-        guess = self._guesses.get(board)
+        guess = self.guess_of(board)
         return guess.recovery if isinstance(guess, RecoveryGuess) else None
 
     def provisional(self, board: BoardId) -> int | None:
         """The gap whose fill a later settled look may still redo."""
-        guess = self._guesses.get(board)
+        guess = self.guess_of(board)
         doubtful = isinstance(guess, FillGuess) and guess.doubtful_until is not None
         return guess.gap if doubtful else None  # type: ignore[union-attr]
 
     def provisional_until(self, board: BoardId) -> float:
-        guess = self._guesses.get(board)
+        guess = self.guess_of(board)
         if isinstance(guess, FillGuess) and guess.doubtful_until is not None:
             return guess.doubtful_until
         return 0.0
 
     def turn_confirmed(self, board: BoardId) -> None:
         """The side on move the fill guessed is right (or corrected): no longer a guess."""
-        guess = self._guesses.get(board)
-        if isinstance(guess, FillGuess):
-            self._settle_guess(board, guess.settled(turn=True))
+        self._guess_event(board, TurnConfirmed())
 
     def fill_confirmed(self, board: BoardId) -> None:
         """The fill was whole (or has stood long enough): no later look redoes it."""
-        guess = self._guesses.get(board)
-        if isinstance(guess, FillGuess):
-            self._settle_guess(board, guess.settled(doubt=True))
+        self._guess_event(board, FillConfirmed())
 
     def recovery_confirmed(self, board: BoardId) -> None:
         """A move committed after a recovery (or a look at it) confirms its side on move."""
-        if isinstance(self._guesses.get(board), RecoveryGuess):
-            del self._guesses[board]
+        self._guess_event(board, RecoveryConfirmed())
 
     def fill_settled(self, gap: int) -> None:
         """``gap`` is settled by its plies: nothing of its fill is a guess any more."""
         for board in BoardId:
-            guess = self._guesses.get(board)
-            if isinstance(guess, FillGuess) and guess.gap == gap:
-                del self._guesses[board]
+            self._guess_event(board, GapSettled(gap))
 
-    def _settle_guess(self, board: BoardId, guess: Guess | None) -> None:
-        if guess is None:
-            self._guesses.pop(board, None)
-        else:
-            self._guesses[board] = guess
+    def _guess_event(self, board: BoardId, event: GuessEvent) -> None:
+        self._guesses[board] = GUESS.fire(self.guess_of(board), event)

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
         Candidate,
     )
 
-from bughouse_bridge.reconstruct.gap_book import RecoveredTurn, RecoveryGuess
 from bughouse_bridge.reconstruct.gap_doors import GapWork
+from bughouse_bridge.reconstruct.gap_guess import RecoveredTurn
 
 
 class Guesses(GapWork):
@@ -84,7 +84,7 @@ class Guesses(GapWork):
         plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
         guess = RecoveredTurn(candidate.moves, plies)
         for b in guess.boards:
-            self._gaps.guess(b, RecoveryGuess(guess))
+            self._gaps.recovered(b, guess)
 
     def _can_take_back(self, guess: RecoveredTurn) -> bool:
         """Nothing was played on the recovery's boards since it (an arbiter's takeback

@@ -18,7 +18,6 @@ from bughouse_bridge.reconstruct.gap import (
     order_details,
     solve_gap,
 )
-from bughouse_bridge.reconstruct.gap_book import FillGuess
 from bughouse_bridge.reconstruct.guesses import Guesses
 from bughouse_bridge.reconstruct.reading_machine import Asked
 from bughouse_bridge.reconstruct.reading_values import Illegal, Legal, Unexplained, Waiting
@@ -87,7 +86,7 @@ class Refills(Guesses):
             self._after_gap(b, now)
             self._boards[b].track_event(Asked())
             until = self._gaps.provisional_until(b) or None
-            self._gaps.guess(b, FillGuess(gap, turn_guessed=True, doubtful_until=until))
+            self._gaps.filled(b, gap, turn_guessed=True, doubtful_until=until)
         refilled = {"missing_plies": None, "gap": gap, "refilled": True}
         out: list[Outcome] = [LinkChanged(now, str(board), "resynced", refilled)]
         if solution.candidates:

@@ -46,11 +46,11 @@ if TYPE_CHECKING:
 
     import chess
 
+    from bughouse_bridge.reconstruct.gap_guess import RecoveredTurn
     from bughouse_bridge.reconstruct.outcomes import Outcome
     from bughouse_bridge.reconstruct.reading_values import Reading
 
 
-from bughouse_bridge.reconstruct.gap_book import FillGuess, RecoveredTurn
 from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
 from bughouse_bridge.reconstruct.refill import Refills
 
@@ -239,7 +239,7 @@ class Resync(Refills):
             turn_guessed = turns.get(b) is None
             doubtful = None if solution.candidates else now + self.config.unexplained_limit
             if turn_guessed or doubtful is not None:
-                self._gaps.guess(b, FillGuess(gap, turn_guessed, doubtful))
+                self._gaps.filled(b, gap, turn_guessed=turn_guessed, doubtful_until=doubtful)
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
