@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
+from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, fits, terms
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -136,11 +137,20 @@ class BoardSearch:
             self.memo[key] = result
             return result
         mover = board.turn
-        for move in self._moves(board, left, spare):
+        parts = terms(board, self.goal, self.supply)
+        checked = board.is_check()  # else moves are pseudo-legal: checked once played
+        for move in self._moves(board, left, spare, checked=checked):
+            after = fits(parts, board, move, left - 1)
+            if after is CUT:
+                continue  # the bound cuts the child: not worth playing
             self.budget.spend()
             board.push(move)
+            if not checked and not move.drop and board.was_into_check():
+                board.pop()
+                continue
             captured = board.captured
-            after = slack(board, self.goal, left - 1, refills=False)
+            if after == UNPRICED:
+                after = slack(board, self.goal, left - 1, refills=False)
             if after is not None:
                 child_key = self._key(left - 1)
                 child = self._node(child_key, left - 1, after)
@@ -159,40 +169,35 @@ class BoardSearch:
         self.memo[key] = result
         return result
 
-    def _moves(self, board: BughouseBoard, left: int, spare: int | None) -> list[chess.Move]:
+    def _moves(
+        self, board: BughouseBoard, left: int, spare: int | None, *, checked: bool
+    ) -> list[chess.Move]:
         """The moves worth trying: on the last ply, only those within the squares that still
         differ from the goal; a drop, only onto a square the goal wants its kind on unless the
-        mover has a ply to spare (a drop elsewhere must then be taken, or interpose)."""
+        mover has a ply to spare (a drop elsewhere must then be taken, or interpose). Out of
+        check the moves are pseudo-legal (``_node`` drops those that leave the king attacked,
+        once played: most are cut by the bound before)."""
         mover = board.turn
         wanted = self._wanted[mover]
+        generate = chess.Board.generate_legal_moves if checked else _pseudo_legal
         if left == 1:
             differ = self._differ(board)
             if differ.bit_count() > _MOST_CHANGED:
                 return []
-            moves = list(chess.Board.generate_legal_moves(board, differ, differ))
+            moves = list(generate(board, differ, differ))
             drop_to = {kind: mask & differ for kind, mask in wanted.items()}
         elif spare is not None and spare > 0:
             differ = self._differ(board)
             own = board.occupied_co[mover]
-            moves = list(chess.Board.generate_legal_moves(board))
-            if not board.is_check():
+            moves = list(generate(board))
+            if not checked:
                 moves = _no_detours(board, moves, own & ~differ, spare)
-            # A spare ply may drop a piece where the goal has another (it is taken there
-            # later), where it can still walk to a goal square of its kind, or, in check,
-            # anywhere it interposes; a drop elsewhere would need more plies to clear its
-            # square than are to spare (not searched).
-            drop_to = {
-                kind: chess.BB_ALL
-                if board.is_check()
-                else differ
-                | near(mover, kind, mask & ~(board.pieces_mask(kind, mover) & own), spare)
-                for kind, mask in wanted.items()
-            }
-            if self.narrow and not board.is_check():
+            drop_to = self._spare_drops(board, differ, spare, checked=checked)
+            if self.narrow and not checked:
                 moves = self._productive(board, moves, spare=True)
         else:
             from_mask, to_mask = self._reach(board)
-            moves = list(chess.Board.generate_legal_moves(board, from_mask, to_mask))
+            moves = list(generate(board, from_mask, to_mask))
             moves = self._productive(board, moves)
             drop_to = wanted
         drops = board.legal_drop_squares_mask() & ~board.occupied
@@ -204,6 +209,28 @@ class BoardSearch:
                 chess.Move(square, square, drop=kind) for square in chess.scan_forward(squares)
             ]
         return moves
+
+    def _spare_drops(
+        self, board: BughouseBoard, differ: chess.Bitboard, spare: int, *, checked: bool
+    ) -> dict[chess.PieceType, chess.Bitboard]:
+        """Where a spare ply may drop each kind: where the goal has another piece (it is taken
+        there later), where it can still walk to a goal square of its kind, where it can take
+        an enemy piece that must leave (``P@g5`` then ``gxf6``: a ply more), or, in check,
+        anywhere it interposes. A drop elsewhere would need more plies to clear its square
+        than are to spare (not searched)."""
+        mover = board.turn
+        own = board.occupied_co[mover]
+        doomed = board.occupied_co[not mover] & differ
+        drop_to = {}
+        for kind, mask in self._wanted[mover].items():
+            if checked:
+                drop_to[kind] = chess.BB_ALL
+                continue
+            missing = mask & ~(board.pieces_mask(kind, mover) & own)
+            drop_to[kind] = differ | near(mover, kind, missing, spare)
+            if spare > 1 and doomed:
+                drop_to[kind] |= near(mover, kind, doomed, spare - 1)
+        return drop_to
 
     def _productive(
         self, board: BughouseBoard, moves: list[chess.Move], *, spare: bool = False
@@ -309,6 +336,13 @@ class BoardSearch:
         for move, child, sub in _ranked(edges, last):
             for rest in self._paths(child, sub, move):
                 yield [move, *rest]
+
+
+def _pseudo_legal(
+    board: chess.Board, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
+) -> Iterator[chess.Move]:
+    """python-chess's pseudo-legal moves of the pieces on the board (no drops)."""
+    return chess.Board.generate_pseudo_legal_moves(board, from_mask, to_mask)
 
 
 def _no_detours(
