@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import statistics
 import time
-from pathlib import Path
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
+from bughouse_bridge.data import bundled_game
 from bughouse_bridge.emulator.game import game_scenario
 from bughouse_bridge.emulator.scenario import Noise, run_scenario
 
-GAME = Path("/work/shared/data/bpgn/1934301.bpgn")
 ROUNDS = 5
 
 
 def main() -> None:
-    game = parse_bpgn(GAME.read_text())[0]
+    game = parse_bpgn(bundled_game("1934301"))[0]
     noise = Noise(knock_over=0.05, misread=0.05, garbage=0.05)
     plan_times, run_times = [], []
     records = 0
@@ -34,7 +33,7 @@ def main() -> None:
         records = len(result.records)
         simulated = plan.end
     run = statistics.median(run_times)
-    print(f"game {GAME.name}: {len(game.moves)} half-moves, {simulated:.0f} s simulated")
+    print(f"game 1934301: {len(game.moves)} half-moves, {simulated:.0f} s simulated")
     print(f"plan  median {statistics.median(plan_times) * 1000:.1f} ms")
     print(f"run   median {run * 1000:.1f} ms for {records} trace records")
     print(f"speed {simulated / run:,.0f}x real time")

@@ -1,11 +1,12 @@
 """Reconstructor speed: replay throughput and the cost of the clock press that commits a move.
 
-Games: the real BPGN games of /work/shared/data/bpgn, turned into noisy two-board traces by the
-emulator (tests/reconstruct/trace_gen.py) under several seeds, decoded up front so that only the
+Games: the real BPGN games bundled with the package (src/bughouse_bridge/data/games, copies of
+../shared/data/bpgn), turned into noisy two-board traces by the emulator
+(tests/reconstruct/trace_gen.py) under several seeds, decoded up front so that only the
 reconstructor is timed. Throughput = sensor messages (field updates, dumps, clock messages) per
-second of CPU, timers included. Press latency = the time spent inside ``on_message`` for the
-clock message whose lever flip commits a move, compared with the 10.4 ms one clock message takes
-on the wire at 9600 baud (10 bytes x 10 bits).
+second of CPU, timers included. Press latency = the time spent inside ``on_message`` for the clock
+message whose lever flip commits a move, compared with the 10.4 ms one clock message takes on the
+wire at 9600 baud (10 bytes x 10 bits).
 
 Run: ``.venv/bin/python bench/bench_reconstruct.py [--seeds N]`` (rewrites its README section).
 """

@@ -1,14 +1,16 @@
 """The reconstruction sweep: the fast, messy handling styles under many seeds, results included.
 
-Every real BPGN game of /work/shared/data/bpgn and random drop-heavy games are played on the
-emulated table (``tests/reconstruct/trace_gen.py``) under each fast style of
-``tests/reconstruct/test_games.py`` and ``--seeds`` seeds, and replayed through the
-reconstructor. A run passes when every board comes out move for move (before the result, and all
-of them after it), the first result is the game's own (winner and reason, or none when the game
-did not end on the board) and no false illegal or unexplained alert was raised.
+Every real BPGN game bundled with the package (src/bughouse_bridge/data/games, copies of
+../shared/data/bpgn) and random drop-heavy games are played on the emulated table
+(``tests/reconstruct/trace_gen.py``) under each fast style of ``tests/reconstruct/test_games.py``
+and ``--seeds`` seeds, and replayed through the reconstructor. A run passes when every board comes
+out move for move (before the result, and all of them after it), the first result is the game's own
+(winner and reason, or none when the game did not end on the board) and no false illegal or
+unexplained alert was raised.
 
-Run: ``.venv/bin/python bench/sweep_reconstruct.py [--seeds 60] [--styles messy,premove]``
-(rewrites its section of bench/README.md; exit status 1 when any run failed).
+Run: ``.venv/bin/python bench/sweep_reconstruct.py [--seeds 60] [--styles knocked,messy,premove]``
+(the default: every fast style of the tests, ``test_games.FAST_STYLES``; rewrites its section
+of bench/README.md; exit status 1 when any run failed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from test_games import (  # noqa: E402
     CHECKED_ALERTS,
     CLEAN_ALERTS,
+    FAST_STYLES,
     RANDOM_STYLES,
     STYLES,
     TOLERATED,
@@ -85,7 +88,7 @@ def failure(game: BpgnGame, seed: int, style: str, knobs: dict[str, object]) -> 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=60)
-    parser.add_argument("--styles", default="messy,premove")
+    parser.add_argument("--styles", default=",".join(sorted(FAST_STYLES)))
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     styles = args.styles.split(",")

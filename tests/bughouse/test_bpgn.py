@@ -44,7 +44,7 @@ from bughouse_bridge.data import bundled_game, bundled_game_names
 
 A, B = BoardId.A, BoardId.B
 W, K = chess.WHITE, chess.BLACK
-SHARED_GAMES = Path("/work/shared/data/bpgn")
+SHARED_GAMES = Path(__file__).resolve().parents[3] / "shared" / "data" / "bpgn"  # ../shared
 
 # --------------------------------------------------------------------------------------------
 # Reading: the quirks of real exports

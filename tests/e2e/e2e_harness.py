@@ -27,6 +27,7 @@ from bughouse_bridge.data import bundled_game
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.emulator.board import EmulatedBoard
 from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
+from bughouse_bridge.emulator.scenario import PressClock, SetField, TimedAction
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -258,13 +259,17 @@ class Table:
         """Schedule the plan on both boards from now on (emulator time ``offset + t``).
 
         With ``hold_after``, the actions after that plan time wait for ``resume_held`` (the
-        players think: the clocks run, nothing moves)."""
+        players think: the clocks run, nothing moves). A move in the hand at that time is
+        finished first, up to its clock press: a player thinks with his hands off the board."""
         self.offset = self.runners["A"].now()
         actions = plan.scenario.sorted_actions()
-        cut = float("inf") if hold_after is None else hold_after
-        self._held = [action for action in actions if action.t > cut]
+        cuts = {
+            link: float("inf") if hold_after is None else _between_moves(actions, link, hold_after)
+            for link in self.runners
+        }
+        self._held = [action for action in actions if action.t > cuts[action.link]]
         for runner in self.runners.values():
-            runner.play([action for action in actions if action.t <= cut], offset=self.offset)
+            runner.play([a for a in actions if a.t <= cuts[a.link]], offset=self.offset)
 
     def resume_held(self, *, after: float = 0.0) -> float:
         """Play the held actions from ``after`` seconds from now on, shifted as one block (the
@@ -295,6 +300,24 @@ class Table:
             await runner.finished()
         end = self.offset + self.delay + plan.end
         await asyncio.sleep(max(0.0, end - self.runners["A"].now()))
+
+
+def _between_moves(actions: list[TimedAction], link: str, t: float) -> float:
+    """The first moment at or after ``t`` when no move is in ``link``'s hands: ``t`` itself
+    when nothing was touched since the last clock press, else the press ending that move."""
+    on_link = [a for a in actions if a.link == link]
+    touched = False
+    for action in on_link:
+        if action.t > t:
+            if not touched:
+                return t
+            if isinstance(action.action, PressClock):
+                return action.t
+        elif isinstance(action.action, SetField):
+            touched = True
+        elif isinstance(action.action, PressClock):
+            touched = False
+    return t
 
 
 def daemon_settings(overrides: dict[str, Any]) -> Any:

@@ -69,8 +69,16 @@ async def start(
 
 
 async def stop(process: asyncio.subprocess.Process) -> str:
+    """SIGTERM, as systemd stops it: a clean exit well within systemd's stop timeout. If it
+    hangs, its log so far tells where (the daemon logs each step of its shutdown)."""
     process.send_signal(signal.SIGTERM)
-    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    communicating = asyncio.ensure_future(process.communicate())
+    done, _ = await asyncio.wait({communicating}, timeout=30)
+    if not done:
+        process.kill()
+        _, stderr = await communicating
+        raise AssertionError("no exit 30 s after SIGTERM:\n" + stderr.decode()[-5000:])
+    _, stderr = communicating.result()
     assert process.returncode == 0, stderr.decode()[-3000:]
     return stderr.decode()
 

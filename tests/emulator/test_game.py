@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import chess
 import pytest
@@ -13,17 +12,16 @@ from bughouse_bridge.bughouse.bpgn import BpgnGame, BpgnMove, parse_bpgn, replay
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.data import bundled_game
 from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, Garbage, LeverSide
 from bughouse_bridge.dgt.squares import dump_to_board
 from bughouse_bridge.emulator.game import Pace, game_scenario
 from bughouse_bridge.emulator.scenario import Noise, run_scenario, trace_lines
 from bughouse_bridge.trace import parse_trace_lines
 
-GAMES = Path("/work/shared/data/bpgn")
-
 
 def _game(name: str) -> BpgnGame:
-    return parse_bpgn((GAMES / name).read_text())[0]
+    return parse_bpgn(bundled_game(name))[0]
 
 
 def _decoded(result, link):

@@ -18,6 +18,7 @@ from bughouse_bridge.bughouse.bpgn import parse_bpgn, replay
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.data import bundled_game
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate, LongSerialNumber
 from bughouse_bridge.dgt.squares import dump_to_board
@@ -26,8 +27,6 @@ from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
 from bughouse_bridge.emulator.scenario import Replug, Scenario, TimedAction, Unplug
 
 pytestmark = pytest.mark.pty
-
-GAMES = Path("/work/shared/data/bpgn")
 
 
 async def _read_messages(reader, decoder, until, seconds):
@@ -134,7 +133,8 @@ async def test_a_pull_applied_late_still_lasts_as_long_as_asked(tmp_path):
 
 @pytest.mark.slow
 def test_the_emulate_command_plays_a_game_a_pyserial_host_can_follow(tmp_path):
-    game_file = GAMES / "1283326.bpgn"
+    game_file = tmp_path / "1283326.bpgn"
+    game_file.write_text(bundled_game("1283326"))
     process = subprocess.Popen(
         [
             sys.executable,

@@ -11,6 +11,8 @@ import pytest
 from bughouse_bridge.reconstruct.fsm import TransitionError
 from bughouse_bridge.reconstruct.link import LINK, Live, Reconciled
 from bughouse_bridge.reconstruct.presses import PRESSES, Ahead, Idle, Paid, Press, Pressed
+from bughouse_bridge.reconstruct.reading_machine import READING, TRACK
+from bughouse_bridge.reconstruct.stall_watch import STALL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +25,7 @@ def test_the_state_diagrams_in_the_docs_are_current() -> None:
 
 
 def test_every_edge_of_a_diagram_is_a_transition_of_its_table() -> None:
-    for machine in (LINK, PRESSES):
+    for machine in (LINK, PRESSES, READING, TRACK, STALL):
         edges = machine.mermaid().splitlines()[2:]
         assert len(edges) == len(machine.table)
         for (source, event), line in zip(machine.table, edges, strict=True):

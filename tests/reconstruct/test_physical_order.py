@@ -278,3 +278,33 @@ def test_a_recovery_disproved_by_a_further_move_is_read_within_the_timers() -> N
     assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
     assert table.moves(A)[-1] == "e2e4"
     assert [a.code for a in table.alerts() if a.code is not AlertCode.GAP_AMBIGUOUS] == []
+
+
+# -- 5. a dump that caught a hand in motion is looked at again ---------------------------------
+
+# Board A before the gap: White has Nc3 and Be3, Black's d5 pawn and e4 knight; Black holds a
+# pawn in his pocket (from the other board), so a pawn reappearing on e4 reads as a legal drop.
+IN_MOTION = "rnbqkb1r/ppp2ppp/4p3/3p4/3Pn3/2N1B2P/PPP1PPP1/R2QKBNR[Bnp] w KQkq - 0 5"
+
+
+def test_a_dump_catching_a_capture_in_the_hand_is_not_taken_for_more_plies() -> None:
+    """The box is gone while ``Nxe4 dxe4`` are played; it reads the board back just as Black
+    holds his pawn over e4 (d5 and e4 empty). No whole plies lead to exactly that except a
+    longer detour (``Nxe4 dxe4 Bh6 e3 Bxe3``); the pawn then lands on e4, which reads as a drop
+    of the pawn Black holds in his pocket. An arbiter takes the shorter story that the board
+    now shows: the two plies, the pawn never dropped, Black's pocket untouched."""
+    table = Table("fics", fens={A: IN_MOTION, B: START})
+    table.rec.on_link_state(A, False, table.t)
+    table.physical[A].set_piece_at(chess.E4, table.physical[A].remove_piece_at(chess.C3))
+    table.physical[A].remove_piece_at(chess.D5)  # the pawn in Black's hand, e4 cleared
+    table.physical[A].remove_piece_at(chess.E4)
+    table.t += 3
+    table.rec.on_link_state(A, True, table.t)
+    table.dump(A)
+    table.wait(1)
+    table.put(A, "e4", "p")  # the pawn set down: the capture completed
+    table.wait(ReconstructorConfig().unexplained_limit + 1)
+    assert table.moves(A)[-2:] == ["c3e4", "d5e4"]
+    assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
+    assert "p" in table.rec.match.fen(A).split("[")[1].split("]")[0]  # the pocket pawn unused
+    assert table.rec.match.turn(A) == chess.WHITE

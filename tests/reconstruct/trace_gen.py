@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bughouse_bridge.bughouse.bpgn import BpgnGame, BpgnMove, parse_bpgn
 from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, Takeback
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.data import bundled_game, bundled_game_names
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import LeverSide
 from bughouse_bridge.emulator.board import BoardConfig
@@ -25,11 +25,10 @@ from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
 from bughouse_bridge.emulator.scenario import Handling, Noise, TraceRecord, run_scenario
 from bughouse_bridge.reconstruct import MatchReconstructor, Outcome, ReconstructorConfig
 
-BPGN_DIR = Path("/work/shared/data/bpgn")
-
 
 def real_games() -> dict[str, BpgnGame]:
-    return {path.stem: parse_bpgn(path.read_text())[0] for path in sorted(BPGN_DIR.glob("*.bpgn"))}
+    """The real games bundled with the package (the shared data's copies, ``test_bpgn``)."""
+    return {name: parse_bpgn(bundled_game(name))[0] for name in bundled_game_names()}
 
 
 def expected_moves(game: BpgnGame, preset: str = "fics") -> list[tuple[str, str]]:

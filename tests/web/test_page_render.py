@@ -1,7 +1,7 @@
-"""What the broadcast page draws for hand-made contract payloads (§3, §4), through the embedded
-broker's WebSocket listener (the single-box and demo setup): names, clocks counting down,
-check / mate-pending / flag / result banners, drop and steal marks, the move list, the OBS and
-phone layouts.
+"""What the broadcast page draws for hand-made contract payloads (§3, §4; their shape is kept
+true to the real bridge's by ``test_payload_shapes``), through the embedded broker's WebSocket
+listener (the single-box and demo setup): names, clocks counting down, check / mate-pending /
+flag / result banners, drop and steal marks, the move list, the OBS and phone layouts.
 """
 
 from __future__ import annotations
@@ -34,7 +34,12 @@ STATE: dict[str, Any] = {
     "ts": "2026-11-23T10:00:00.000Z",
     "t": 12.0,
     "type": "state",
-    "rules": {"preset": "dsj", "overrides": {}, "overridden_rows": []},
+    "rules": {
+        "preset": "dsj",
+        "overrides": {},
+        "overridden_rows": [],
+        "informational": {"draws": "agreement_only", "pocket_visibility": "open"},
+    },
     "teams": [
         {"id": "lions", "name": "Lions", "seats": ["white_a", "black_b"]},
         {"id": "tigers", "name": "Tigers", "seats": ["black_a", "white_b"]},
@@ -49,6 +54,7 @@ STATE: dict[str, Any] = {
             "status": "playing",
             "clock": {"white_ms": 290000, "black_ms": 295000, "running": "white"},
             "link": "connected",
+            "uncertain": False,
         },
         "B": {
             "fen": f"{START}[] w KQkq - 0 1",
@@ -58,11 +64,27 @@ STATE: dict[str, Any] = {
             "status": "playing",
             "clock": {"white_ms": 300000, "black_ms": 300000, "running": None},
             "link": "connected",
+            "uncertain": False,
         },
     },
     "pockets": {"A": {"white": "", "black": ""}, "B": {"white": "", "black": "PN"}},
     "result": None,
+    "claims": [],
     "last_seq": 9,
+}
+
+# An illegal move the opponent claimed (DSJ 3.2); ``test_payload_shapes`` keeps its shape true.
+ALERT: dict[str, Any] = {
+    **{k: STATE[k] for k in ("schema", "bridge", "match", "boot_id", "ts", "t")},
+    "seq": 42,
+    "type": "alert",
+    "board": "A",
+    "color": "white",
+    "code": "illegal_move",
+    "severity": "illegal",
+    "rule": "dsj row 2 (3.2)",
+    "message": "Board A: white's Bb5 is illegal.",
+    "details": {"claim": {"board": "A", "color": "black", "claim": "illegal_move"}, "move": "f1b5"},
 }
 
 
@@ -199,21 +221,9 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     await console.click("[data-login] button")
     await console.wait_for_selector("[data-console]")
     await asyncio.sleep(0.3)  # subscribed
-    claim = {"board": "A", "color": "black", "claim": "illegal_move"}
-    alert = {
-        **{k: STATE[k] for k in ("schema", "bridge", "match", "boot_id", "ts", "t")},
-        "seq": 42,
-        "type": "alert",
-        "board": "A",
-        "color": "white",
-        "code": "illegal_move",
-        "severity": "illegal",
-        "rule": "dsj row 2 (3.2)",
-        "message": "Board A: white's Bb5 is illegal.",
-        "details": {"claim": claim, "move": "f1b5"},
-    }
+    claim = ALERT["details"]["claim"]
     for _ in range(2):  # a QoS 1 repeat shows once
-        await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
+        await client.publish(f"{ROOT}/alerts", json.dumps(ALERT).encode(), qos=1)
     item = console.locator('[data-alert-code="illegal_move"]')
     await item.wait_for()
     await asyncio.sleep(0.3)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from bughouse_bridge.drivers.journal import JournalEntry
 
 logger = logging.getLogger(__name__)
+STOP_GRACE = 8.0  # seconds MQTT may take to drain and say "offline" after a stop is asked
 
 ORIGIN_KEY = "origin_epoch"
 
@@ -215,7 +216,7 @@ class Daemon:
         self.resume()
         async with self._broker(), asyncio.TaskGroup() as tasks:
             self.mqtt = self._mqtt_link()
-            tasks.create_task(self.mqtt.run(), name="mqtt")
+            mqtt_task = tasks.create_task(self.mqtt.run(), name="mqtt")
             for link in self._serial_links():
                 self.links[link.name] = link
                 tasks.create_task(link.run(), name=f"serial-{link.name}")
@@ -226,12 +227,18 @@ class Daemon:
                 tasks.create_task(self._watchdog(watchdog), name="watchdog")
             self._announce_ready()
             await self._stopping.wait()
+            logger.info("stopping: the core, the serial links, then MQTT drains")
             core.cancel()
             for task in tasks._tasks:  # noqa: SLF001 - cancel readers and watchdog, MQTT drains
                 if task.get_name().startswith(("serial-", "watchdog")):
                     task.cancel()
             self.mqtt.stop()
+            # The drain is bounded; a broker that stops answering mid-drain is not: past the
+            # grace the MQTT task is cancelled (the outbox keeps what was not acknowledged).
+            asyncio.get_running_loop().call_later(STOP_GRACE, mqtt_task.cancel)
+        logger.info("stopping: MQTT done; waiting for the core's step in progress")
         self._core.shutdown(wait=True, cancel_futures=True)
+        logger.info("stopped")
         self.journal.close()
         self.outbox.close()
         if self._recorder is not None:

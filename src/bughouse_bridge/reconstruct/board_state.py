@@ -27,6 +27,21 @@ from bughouse_bridge.reconstruct.presses import (
     first_press,
     owed,
 )
+from bughouse_bridge.reconstruct.reading_machine import (
+    READING,
+    TRACK,
+    AwaitPress,
+    Blocked,
+    OnTrack,
+    ReadingEvent,
+    ReadingState,
+    Ready,
+    Track,
+    TrackEvent,
+    asks_reread,
+    astray_since,
+)
+from bughouse_bridge.reconstruct.stall_watch import STALL, Stall, StallEvent, Unwatched
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -37,30 +52,13 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.occupancy import (
         Occupancy,
     )
-    from bughouse_bridge.reconstruct.readings import (
+    from bughouse_bridge.reconstruct.reading_values import (
         Firmness,
     )
 
 
 CLOCK_SIDES = {"left": LeverSide.LEFT, "right": LeverSide.RIGHT}
 SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a handful)
-
-
-@dataclass(frozen=True, slots=True)
-class AwaitPress:
-    """A settled legal move of the side on move, the clock running for him: his press commits
-    it (or ``no_press_commit_after`` does, with an alert)."""
-
-    move: BughouseMove
-
-
-@dataclass(frozen=True, slots=True)
-class AwaitPiece:
-    """A drop of a piece the pocket does not hold yet, waiting (``drop_grace`` from ``since``)
-    for the capture on the other board that supplies it."""
-
-    drop: BughouseMove
-    since: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,22 +120,21 @@ class Board:
     link: LinkState = field(default_factory=Live)
     presses: Ledger = field(default_factory=Idle)
     last: LastMove = field(default_factory=LastMove)
+    reading: ReadingState = field(default_factory=Ready)  # what the reading awaits
+    track: Track = field(default_factory=OnTrack)  # whether the readings follow the game
+    stall: Stall = field(default_factory=Unwatched)  # the stalling watch (row 17)
+    guess: FillGuess | RecoveryGuess | None = None  # what the last gap left to be confirmed
     seen: list[str] = field(default_factory=list)  # placements since the last commit, in order
-    changed_at: float = 0.0
-    wake_at: float | None = None
-    alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
-    problem: bool = False  # an alert about the placement is open; resolving it is announced
-    stuck: bool = False  # the last reading waits on the other board (or explains nothing)
-    awaiting: AwaitPress | AwaitPiece | None = None  # what the reading in progress waits for
     trail: set[tuple[chess.Square, chess.Piece]] = field(default_factory=set)  # since commit
     changes: list[tuple[chess.Square, chess.Piece | None]] = field(default_factory=list)
-    moved_at: float = 0.0
-    signal: str | None = None
-    stall_since: float | None = None
-    stall_alerted: bool = False
-    held: bool = False  # stuck while the other board's link is down: solved with its gap
-    guess: FillGuess | RecoveryGuess | None = None  # what the last gap left to be confirmed
-    lost_track_at: float | None = None  # the first reading of a run that commits nothing
+    changed_at: float = 0.0  # the placement's last sensor change
+    moved_at: float = 0.0  # the last move committed (or gap settled): stalling counts from it
+    # Alerts raised about placements, each once; one open makes the board's return announced.
+    alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
+    signal: str | None = None  # the result the magic pieces showed last
+    # When the board is to be read again: reset by every reading, which asks again for what it
+    # still waits on (re-reading is idempotent); a sensor change asks for the stability window.
+    wake_at: float | None = None
 
     @property
     def turn_unknown(self) -> int | None:
@@ -188,7 +185,27 @@ class Board:
     @property
     def pending(self) -> BughouseMove | None:
         """A settled legal move waiting for its press."""
-        return self.awaiting.move if isinstance(self.awaiting, AwaitPress) else None
+        return self.reading.move if isinstance(self.reading, AwaitPress) else None
+
+    @property
+    def held(self) -> bool:
+        """The reading waits on the other board's link: solved with its gap."""
+        return isinstance(self.reading, Blocked)
+
+    @property
+    def problem(self) -> bool:
+        """An alert about the placement is open: the board's return to the game is announced."""
+        return bool(self.alerted)
+
+    @property
+    def stuck(self) -> bool:
+        """The board is to be read again when the other board moves."""
+        return asks_reread(self.track)
+
+    @property
+    def lost_track_at(self) -> float | None:
+        """The first reading of a run that commits nothing."""
+        return astray_since(self.track)
 
     @property
     def press(self) -> Press | None:
@@ -208,3 +225,12 @@ class Board:
 
     def link_event(self, event: LinkEvent) -> None:
         self.link = LINK.fire(self.link, event)
+
+    def reading_event(self, event: ReadingEvent) -> None:
+        self.reading = READING.fire(self.reading, event)
+
+    def track_event(self, event: TrackEvent) -> None:
+        self.track = TRACK.fire(self.track, event)
+
+    def stall_event(self, event: StallEvent) -> None:
+        self.stall = STALL.fire(self.stall, event)

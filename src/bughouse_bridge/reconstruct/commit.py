@@ -12,10 +12,12 @@ from bughouse_bridge.reconstruct.alerts import alert, describe
 from bughouse_bridge.reconstruct.presses import (
     Committed,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_machine import Released, Resolved
+from bughouse_bridge.reconstruct.reading_values import (
     Changes,
     Firmness,
 )
+from bughouse_bridge.reconstruct.stall_watch import MoveMade
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -88,7 +90,7 @@ class Committer(GapPockets):
         state.press_event(Committed(unpressed=unpressed))
         if firmness is not Firmness.OPEN:
             self._wake(board, now + self.config.press_grace)  # to see it stand
-        state.awaiting = None
+        state.reading_event(Resolved())
         state.trail.clear()
         # Changes after the move's piece arrived belong to what follows (a reply made on top of
         # a drop that waited for its piece): they stay to be read as the next plies.
@@ -105,12 +107,12 @@ class Committer(GapPockets):
         state.seen.clear()
         state.recovery_confirmed()  # a move after a recovery confirms its side on move
         state.moved_at = now
-        state.stall_alerted = False
-        state.stuck = False
+        state.stall_event(MoveMade())
+        state.track_event(Released())
         self._watch(events)
         out: list[Outcome] = [*events, *self._resolved(board, now, "")]
-        if move.is_steal:
-            self._boards[board.other].stuck = True
+        if move.is_steal:  # the other board's promotion waited for this steal's removal
+            return out + self._reread(board.other, now)
         return out + self._nudge(board.other, now)
 
     def _commit_several(

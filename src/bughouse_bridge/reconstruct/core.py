@@ -25,6 +25,12 @@ from bughouse_bridge.reconstruct.occupancy import (
     result_signal,
 )
 from bughouse_bridge.reconstruct.shapes import explaining_shapes
+from bughouse_bridge.reconstruct.stall_watch import (
+    StallReported,
+    WaitBegan,
+    WaitEnded,
+    Watching,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -153,20 +159,20 @@ class ReconstructorCore:
             if isinstance(event, Mate | Stalemate):
                 waiting = event.status in {MateStatus.PENDING, StalemateStatus.WAITING}
                 state = self._boards[event.board]
-                state.stall_since = event.t if waiting else None
-                state.stall_alerted = False
+                state.stall_event(WaitBegan(event.t) if waiting else WaitEnded())
                 if waiting:
                     self._wake(event.board, event.t + self.config.stalling_limit)
 
     def _stalling(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
-        if state.stall_since is None or state.stall_alerted or self._match.result is not None:
+        watch = state.stall
+        if not isinstance(watch, Watching) or self._match.result is not None:
             return []
-        due = max(state.stall_since, state.moved_at) + self.config.stalling_limit
+        due = max(watch.since, state.moved_at) + self.config.stalling_limit
         if now < due:
             self._wake(board, due)
             return []
-        state.stall_alerted = True
+        state.stall_event(StallReported())
         color = self._match.turn(board)
         limit = self.config.stalling_limit
         stalling = stalling_alert(self._match.rules, board, color, limit, now)
@@ -190,10 +196,9 @@ class ReconstructorCore:
 
     def _resolved(self, board: BoardId, now: float, why: str) -> list[Outcome]:
         state = self._boards[board]
-        state.alerted.clear()
         if not state.problem:
             return []
-        state.problem = False
+        state.alerted.clear()
         message = why or f"Board {board} matches the game again; play goes on."
         return [
             alert(
@@ -213,10 +218,13 @@ class ReconstructorCore:
         code = getattr(event, "code", AlertCode.UNEXPLAINED_POSITION)
         if (code, physical) in state.alerted:
             return []
-        state.alerted.add((code, physical))
-        state.problem = True
+        state.alerted.add((code, physical))  # the board's problem, until it is resolved
         return [event]
 
     def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
         """Read a board again that waited on the other one (``reader.Reader._nudge``)."""
+        raise NotImplementedError
+
+    def _reread(self, board: BoardId, now: float) -> list[Outcome]:
+        """Read a board again now (``reader.Reader._reread``)."""
         raise NotImplementedError

@@ -16,7 +16,8 @@ from bughouse_bridge.reconstruct.presses import (
     Absorbed,
     StillOwed,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_machine import Followed, Held, Released, Resolved
+from bughouse_bridge.reconstruct.reading_values import (
     Correction,
     Illegal,
     Legal,
@@ -47,7 +48,7 @@ class Guesses(Committer):
         settled = isinstance(other.link, Live | AwaitDump)
         if settled or not isinstance(reading, Waiting | Illegal):
             return False
-        state.held = True
+        state.reading_event(Held())
         return True
 
     def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
@@ -100,14 +101,14 @@ class Guesses(Committer):
 
     def _after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.awaiting = None
+        state.reading_event(Resolved())
         state.recovery_confirmed()
         self._presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
         state.last = state.last.forgotten(self._match.ply(board))
         state.moved_at = now
-        state.stuck = False
+        state.track_event(Released())
 
     def _presses_absorbed(self, board: BoardId, now: float) -> None:
         """A gap settled (recovered or filled as it stands) absorbs every press and sensor
@@ -116,7 +117,7 @@ class Guesses(Committer):
         presses) of the moves after the gap. Nothing before the gap is revised; a run of
         readings that committed nothing starts anew."""
         state = self._boards[board]
-        state.lost_track_at = None
+        state.track_event(Followed())
         state.press_event(Absorbed())
         state.last = state.last.absorbed(now)
         state.changes.clear()

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
-from bughouse_bridge.reconstruct.board_state import AwaitPiece, AwaitPress
 from bughouse_bridge.reconstruct.occupancy import (
     distance,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_machine import AwaitPiece, PieceAwaited, PressAwaited
+from bughouse_bridge.reconstruct.reading_values import (
     Correction,
     Firmness,
     Illegal,
@@ -51,7 +51,7 @@ class Handlers(Resync):
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
         due = state.changed_at + self.config.no_press_commit_after
         if now < due:
-            state.awaiting = AwaitPress(move)
+            state.reading_event(PressAwaited(move))
             self._wake(board, due)
             return []
         color = self._match.turn(board)
@@ -130,9 +130,9 @@ class Handlers(Resync):
     ) -> list[Outcome]:
         assert isinstance(reading, Waiting)
         state = self._boards[board]
-        waiting = state.awaiting
-        if not isinstance(waiting, AwaitPiece) or waiting.drop != reading.move:
-            waiting = state.awaiting = AwaitPiece(reading.move, state.changed_at)
+        state.reading_event(PieceAwaited(reading.move, state.changed_at))
+        waiting = state.reading
+        assert isinstance(waiting, AwaitPiece)
         due = waiting.since + self.config.drop_grace
         if now < due:
             self._wake(board, due)
@@ -171,10 +171,10 @@ class Handlers(Resync):
         due = state.changed_at + self.config.illegal_after
         if state.press is not None:
             due = min(due, max(state.changed_at, state.press.t) + self.config.press_grace)
-        if isinstance(state.awaiting, AwaitPiece):
+        if isinstance(state.reading, AwaitPiece):
             # A drop waits for its piece and the opponent has replied on top of it: once the
             # drop stands (``_overdue_drop``) the reply reads as the next move, not a wrong turn.
-            due = max(due, state.awaiting.since + self.config.drop_grace)
+            due = max(due, state.reading.since + self.config.drop_grace)
         if now < due:
             self._wake(board, due)
             return []

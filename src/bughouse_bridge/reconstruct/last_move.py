@@ -1,5 +1,5 @@
 """The last move read on a board, as one value: the move, the position before it, the sensor
-changes that led to it, the ply it left, and how firmly it stands (``readings.Firmness``).
+changes that led to it, the ply it left, and how firmly it stands (``reading_values.Firmness``).
 
 Only a move that is not final may be revised, only while no takeback has changed the board
 since (``ply``), and only by its own mover's hand; an illegal drop that stands (``standing``)
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.reconstruct.readings import Changes, Firmness
+from bughouse_bridge.reconstruct.reading_values import Changes, Firmness
 
 if TYPE_CHECKING:
     import chess

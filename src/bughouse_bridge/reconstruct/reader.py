@@ -10,15 +10,25 @@ import chess
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, BughouseMove, color_name
 from bughouse_bridge.reconstruct.alerts import alert
-from bughouse_bridge.reconstruct.board_state import AwaitPiece
 from bughouse_bridge.reconstruct.link import (
     Settling,
 )
+from bughouse_bridge.reconstruct.passing import through_passing_positions
 from bughouse_bridge.reconstruct.presses import (
     Absorbed,
     Ahead,
 )
-from bughouse_bridge.reconstruct.readings import (
+from bughouse_bridge.reconstruct.reading_machine import (
+    Asked,
+    AwaitPiece,
+    DropVoid,
+    Followed,
+    GlimpsedRest,
+    Released,
+    Resolved,
+    Strayed,
+)
+from bughouse_bridge.reconstruct.reading_values import (
     Context,
     Correction,
     Firmness,
@@ -29,9 +39,8 @@ from bughouse_bridge.reconstruct.readings import (
     Signal,
     Unexplained,
     Waiting,
-    read,
-    through_passing_positions,
 )
+from bughouse_bridge.reconstruct.readings import read
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -67,12 +76,12 @@ class Reader(Handlers):
 
     def _act(self, board: BoardId, physical: str, now: float, *, cascade: bool) -> list[Outcome]:
         state = self._boards[board]
-        waiting = state.awaiting
+        waiting = state.reading
         if isinstance(waiting, AwaitPiece) and self._no_drop_after_all(
             board, waiting.drop, physical
         ):
-            state.awaiting = waiting = None
-        if isinstance(waiting, AwaitPiece):
+            state.reading_event(DropVoid())
+        if isinstance(state.reading, AwaitPiece):
             return self._overdue_drop(board, now) or self._read(board, physical, now, cascade)
         return self._read(board, physical, now, cascade)
 
@@ -92,12 +101,12 @@ class Reader(Handlers):
         """A drop whose piece never came stands once its grace is over, even if the opponent
         has replied on top of it meanwhile (then the reply reads as the next move)."""
         state = self._boards[board]
-        waiting = state.awaiting
+        waiting = state.reading
         assert isinstance(waiting, AwaitPiece)
         move, since = waiting.drop, waiting.since
         judgement = self._match.judge(move)
         if judgement.code is not AlertCode.DROP_NOT_IN_POCKET:
-            state.awaiting = None
+            state.reading_event(DropVoid())
             return []
         if now < since + self.config.drop_grace:
             self._wake(board, since + self.config.drop_grace)
@@ -138,25 +147,24 @@ class Reader(Handlers):
             )
             reading = passing or reading
         following = not isinstance(reading, Unexplained | Illegal | Waiting)
-        if following:
-            state.lost_track_at = None
-        elif state.lost_track_at is None:
-            state.lost_track_at = now
+        state.track_event(Followed() if following else Strayed(now))
         weighed = self.review(board, reading, now)
         if isinstance(weighed, Reread):
             return self._read(board, physical, now, cascade)
         if isinstance(weighed, Handled):
             return weighed.out
-        state.stuck = isinstance(reading, Waiting | Unexplained | Illegal)
+        state.track_event(Released() if following else Asked())
         out = self._handler(reading)(board, reading, physical, now)
         # The other board may be the one waiting (a drop's piece, a steal's removal).
         return out + self._nudge(board.other, now) if cascade else out
 
     def _nudge(self, board: BoardId, now: float) -> list[Outcome]:
-        state = self._boards[board]
-        if not state.stuck:
+        if not self._boards[board].stuck:
             return []
-        state.stuck = False
+        return self._reread(board, now)
+
+    def _reread(self, board: BoardId, now: float) -> list[Outcome]:
+        self._boards[board].track_event(Released())
         return self._evaluate(board, now, cascade=False)
 
     def _handler(self, reading: Reading) -> Callable[[BoardId, Reading, str, float], list[Outcome]]:
@@ -173,11 +181,11 @@ class Reader(Handlers):
 
     def _at_rest(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
-        state.stuck = False
+        state.track_event(Released())
         self._firm_up(board, now)
         settled = now >= state.changed_at + self.config.stability_window
-        if isinstance(state.awaiting, AwaitPiece) or settled:
-            state.awaiting = None  # the drop's piece, or the move awaiting its press, taken back
+        # The drop's piece, or (once settled) the move awaiting its press, taken back.
+        state.reading_event(Resolved() if settled else GlimpsedRest())
         out = self._resolved(board, now, "")
         if state.press is None:
             return out

@@ -25,10 +25,13 @@ both boards are read and committed after it, as before it (the arbiter may revok
 Per board the state is values, not loose flags (``board_state.Board``): the Link machine
 (``link.py``), the press ledger (``presses.py``: presses ahead of the moves are counted, so a
 board that fell plies behind is read as exactly that many plies; presses owed by moves read
-before them), the last move (``last_move.py``: how firmly it stands, ``readings.Firmness`` — a
-move that stood after its press, or whose reply was pressed while its piece still stood, is final
-and never revised) and what the reading in progress awaits (a press, or a drop's piece). A settled
-link gap absorbs the presses and sensor changes before it: none is read after it.
+before them), the last move (``last_move.py``: how firmly it stands, ``reading_values.Firmness``
+— a move that stood after its press, or whose reply was pressed while its piece still stood, is
+final and never revised), the Reading machine (``reading_machine.py``: what the reading in
+progress awaits — a press, a drop's piece, or the other board's link), the Track machine (the
+run of readings that commit nothing, and whether the board is read again when the other board
+moves) and the stalling watch (``stall_watch.py``). A settled link gap absorbs the presses and
+sensor changes before it: none is read after it.
 
 Gaps are ``resync.py``'s (its ``review`` is the reader's one door to them). A gap nothing
 explains is filled as the boards stand, and that fill is a guess, treated as one:

@@ -20,11 +20,12 @@ from bughouse_bridge.reconstruct.gap import (
     solve_gap,
 )
 from bughouse_bridge.reconstruct.guesses import Guesses
-from bughouse_bridge.reconstruct.readings import Illegal, Legal, Unexplained, Waiting
+from bughouse_bridge.reconstruct.reading_machine import Asked
+from bughouse_bridge.reconstruct.reading_values import Illegal, Legal, Unexplained, Waiting
 
 if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.readings import Reading
+    from bughouse_bridge.reconstruct.reading_values import Reading
 
 
 class Refills(Guesses):
@@ -85,7 +86,7 @@ class Refills(Guesses):
         self._gap_targets[gap] = targets
         for b in boards:
             self._after_gap(b, now)
-            self._boards[b].stuck = True
+            self._boards[b].track_event(Asked())
             until = self._boards[b].provisional_until or None
             self._boards[b].guess = FillGuess(gap, turn_guessed=True, doubtful_until=until)
         refilled = {"missing_plies": None, "gap": gap, "refilled": True}

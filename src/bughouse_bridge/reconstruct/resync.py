@@ -28,6 +28,8 @@ from bughouse_bridge.reconstruct.link import (
     Reconciled,
     Settling,
 )
+from bughouse_bridge.reconstruct.reading_machine import Unheld
+from bughouse_bridge.reconstruct.reading_values import Legal
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     import chess
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
-    from bughouse_bridge.reconstruct.readings import Reading
+    from bughouse_bridge.reconstruct.reading_values import Reading
 
 
 from bughouse_bridge.reconstruct.board_state import FillGuess, RecoveredTurn
@@ -130,7 +132,7 @@ class Resync(Refills):
             placement == self._match.board_fen(b) for b, placement in known.items()
         ):
             for b in boards:
-                self._boards[b].held = False
+                self._boards[b].reading_event(Unheld())
             return [
                 LinkChanged(now, link, "resynced", {"missing_plies": 0}),
                 *self._nudge_all(boards, now),
@@ -157,7 +159,7 @@ class Resync(Refills):
         move each is known to have (``None``: the shortest explanation's, a guess)."""
         boards = list(turns)
         for b in boards:
-            self._boards[b].held = False
+            self._boards[b].reading_event(Unheld())
         if solution.unique is not None:
             if not solution.confirmed:
                 self._unconfirmed.update(boards)
@@ -171,8 +173,7 @@ class Resync(Refills):
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
         out: list[Outcome] = []
         for b in boards:
-            self._boards[b].stuck = True
-            out += self._nudge(b, now)
+            out += self._reread(b, now)
         return out
 
     def _recovered(
@@ -262,6 +263,10 @@ class Resync(Refills):
         guess = self._boards[board].recovered_turn
         if guess is not None and lacking_drop(reading):
             return self._recovery_relooked(board, guess, now)
+        if guess is not None and isinstance(reading, Legal):
+            return self._recovery_relooked(
+                board, guess, now, beat=len(guess.moves) + len(reading.moves)
+            )
         if guess is None or not wrong_turn(reading):
             return None
         for b in guess.boards:
@@ -285,16 +290,19 @@ class Resync(Refills):
         return out
 
     def _recovery_relooked(
-        self, board: BoardId, guess: RecoveredTurn, now: float
+        self, board: BoardId, guess: RecoveredTurn, now: float, *, beat: int | None = None
     ) -> list[Outcome] | None:
         """A recovery solved from a dump that caught a hand in motion (a piece lifted, its
-        square empty) explains the lifted piece as captured: it went into a pocket, and its
-        landing then reads as a drop of a piece the dropper lacks (which a forced drop would
-        lend him: the piece counted twice). So the first settled placement after a recovery
-        that reads as such a drop is a better look at the gap: the recovered plies are taken
-        back and the gap solved again from the game before them to what the board shows now.
-        ``None`` (nothing changed; the drop is read as usual) when that explains nothing or
-        the recovery cannot be taken back."""
+        square empty) explains the lifted piece as captured — by a detour of extra plies when
+        no capture of it lies on the way: it went into a pocket, and its landing then reads as
+        a drop (of a piece the dropper lacks, which a forced drop would lend him: the piece
+        counted twice; or of one he holds, which spends it). So the first settled placement
+        after a recovery is a better look at the gap: solved again from the game before the
+        recovered plies to what the board shows now, an explanation that is unique and — for
+        a reading that is a legal move (``beat``: the recovered plies and that move) — shorter
+        replaces the recovery, as an arbiter takes the shorter story the board now tells.
+        ``None`` (nothing changed; the reading is read as usual) when no such explanation
+        exists or the recovery cannot be taken back."""
         due = self._boards[board].changed_at + self.config.stability_window
         if now < due:
             self._wake(board, due)
@@ -309,7 +317,8 @@ class Resync(Refills):
         for move in reversed(guess.moves):
             trial.takeback(move.board, t=now)
         solution = solve_gap(trial, targets)
-        if solution.unique is None:
+        unique = solution.unique
+        if unique is None or (beat is not None and len(unique.moves) >= beat):
             return None
         out = self._taken_back(guess, now)
         return out + self._settle(board, targets, dict.fromkeys(targets), solution, now)

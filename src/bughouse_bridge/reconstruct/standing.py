@@ -1,4 +1,4 @@
-"""How firmly the last move stands (``readings.Firmness``), and whether a move's piece still
+"""How firmly the last move stands (``reading_values.Firmness``), and whether a move's piece still
 stands: a move that stood after its press, or whose reply was pressed while its piece still stood,
 is final and never revised.
 """
@@ -9,14 +9,12 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from bughouse_bridge.reconstruct.chains import arrival_of
 from bughouse_bridge.reconstruct.presses import (
     Paid,
 )
-from bughouse_bridge.reconstruct.readings import (
-    Firmness,
-    arrival_of,
-    one_ply,
-)
+from bughouse_bridge.reconstruct.reading_values import Firmness
+from bughouse_bridge.reconstruct.readings import one_ply
 
 if TYPE_CHECKING:
     from bughouse_bridge.bughouse.types import BoardId, BughouseMove
