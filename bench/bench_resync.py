@@ -279,7 +279,7 @@ Real games, a gap every {STRIDE} plies of {len(GAPS)} lengths ({", ".join(map(st
 cut board) on board A, board B and both, with the clocks' evidence (side on move, both sides'
 times before and after): {figures["gaps"]:.0f} gaps. "both" includes joint cuts where the connected
 board dropped a piece captured in the gap (held, then solved together). Limits: the live default
-({LIMITS.max_nodes:,} plies tried for the shortest explanations, {LIMITS.confirm_nodes:,} more
+({LIMITS.max_nodes:,} units of work for the shortest explanations, {LIMITS.confirm_nodes:,} more
 looking for a longer one that ends otherwise).
 
 {rows}
@@ -307,4 +307,4 @@ three other developers' test runs while measured.
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -99,37 +99,45 @@ def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, .
 def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int | None:
     """``slack`` of the child of ``move`` (``plies`` more plies): ``CUT`` when the bound cuts
     it, ``UNPRICED`` when the move is not priced here (see the module)."""
-    mover = board.turn
-    to_bb = chess.BB_SQUARES[move.to_square]
-    if board.castling_rights & to_bb:
+    if board.castling_rights & chess.BB_SQUARES[move.to_square]:
         return UNPRICED
     if move.drop:
-        kind = move.drop
-        if kind == chess.PAWN and not parts.pawns[mover]:
-            return UNPRICED
-        moved = int(mover) * _KINDS + kind
-        differ = parts.differ & ~to_bb | (to_bb & ~parts.wanted[moved])
-        if differ.bit_count() > touched(plies, parts.castlings, ep=False):
-            return CUT
-        cost = list(parts.cost_sum)
-        leave = list(parts.leave_sum)
-        _retally(parts, cost, leave, mover, moved, parts.there[moved] | to_bb)
-        return _within(parts, cost, leave, not mover, plies)
+        return _drop(parts, board.turn, move.drop, move.to_square, plies)
+    return _move(parts, board, move, plies)
+
+
+def _drop(
+    parts: Terms, mover: chess.Color, kind: chess.PieceType, to: int, plies: int
+) -> int | None:
+    if kind == chess.PAWN and not parts.pawns[mover]:
+        return UNPRICED
+    to_bb = chess.BB_SQUARES[to]
+    moved = int(mover) * _KINDS + kind
+    differ = parts.differ & ~to_bb | (to_bb & ~parts.wanted[moved])
+    if differ.bit_count() > touched(plies, parts.castlings, ep=False):
+        return CUT
+    cost = list(parts.cost_sum)
+    leave = list(parts.leave_sum)
+    _retally(parts, cost, leave, index=moved, mask=parts.there[moved] | to_bb)
+    return _within(parts, cost, leave, turn=not mover, plies=plies)
+
+
+def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int | None:
     from_bb = chess.BB_SQUARES[move.from_square]
+    to_bb = chess.BB_SQUARES[move.to_square]
     kind = board.piece_type_at(move.from_square)
+    enemy = not board.turn
+    victim = board.piece_type_at(move.to_square)
     if (
         kind is None
         or kind == chess.KING
         or move.promotion
         or board.castling_rights & from_bb
         or (kind == chess.PAWN and move.to_square == board.ep_square)
+        or (victim == chess.PAWN and not board.pawns & board.occupied_co[enemy] & ~to_bb)
     ):
         return UNPRICED
-    victim = board.piece_type_at(move.to_square)
-    enemy = not mover
-    if victim == chess.PAWN and not board.pawns & board.occupied_co[enemy] & ~to_bb:
-        return UNPRICED
-    moved = int(mover) * _KINDS + kind
+    moved = int(board.turn) * _KINDS + kind
     differ = (
         parts.differ & ~(from_bb | to_bb)
         | (from_bb & parts.occupied)
@@ -140,25 +148,24 @@ def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int 
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
-    _retally(parts, cost, leave, mover, moved, parts.there[moved] ^ from_bb ^ to_bb)
+    _retally(parts, cost, leave, index=moved, mask=parts.there[moved] ^ from_bb ^ to_bb)
     if victim is not None:
         taken = int(enemy) * _KINDS + victim
-        _retally(parts, cost, leave, enemy, taken, parts.there[taken] & ~to_bb)
-    return _within(parts, cost, leave, enemy, plies)
+        _retally(parts, cost, leave, index=taken, mask=parts.there[taken] & ~to_bb)
+    return _within(parts, cost, leave, turn=enemy, plies=plies)
 
 
-def _retally(  # noqa: PLR0913 - the parts and the one term that changes
-    parts: Terms, cost: list[int], leave: list[int], color: chess.Color, index: int, mask: int
-) -> None:
+def _retally(parts: Terms, cost: list[int], leave: list[int], *, index: int, mask: int) -> None:
+    """Replace the term ``index`` (colour * 7 + kind) of the sums by that of ``mask``."""
+    color = index >= _KINDS
     want = parts.wanted[index]
     old = parts.there[index]
     leave[color] += (mask & ~want).bit_count() - (old & ~want).bit_count()
     new_cost = 0
     if want & ~mask:
-        kind = index - int(color) * _KINDS
         new_cost = arrivals_cost(
             color,
-            kind,
+            index - int(color) * _KINDS,
             want,
             mask,
             parts.droppable[index],
@@ -169,7 +176,7 @@ def _retally(  # noqa: PLR0913 - the parts and the one term that changes
 
 
 def _within(
-    parts: Terms, cost: list[int], leave: list[int], turn: bool, plies: int
+    parts: Terms, cost: list[int], leave: list[int], *, turn: bool, plies: int
 ) -> int | None:
     own = [0, 0]
     own[turn] = (plies + 1) // 2

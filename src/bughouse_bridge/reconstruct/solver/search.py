@@ -21,6 +21,12 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
+from bughouse_bridge.reconstruct.solver.detours import (
+    RETURNS_WITH_PREY,
+    no_detours,
+    pseudo_legal,
+    wandered,
+)
 from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, fits, terms
 
 if TYPE_CHECKING:
@@ -35,6 +41,7 @@ __all__ = ["BoardSearch", "Budget", "OutOfWorkError", "Outcome", "capture_index"
 Outcome = tuple[int, ...]
 _COUNTS = 20
 _MOST_CHANGED = 4  # squares one ply changes at most (castling)
+_EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
 _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
 
 Key = tuple[int, ...]
@@ -50,19 +57,23 @@ def capture_index(capturer: chess.Color, piece_type: chess.PieceType) -> int:
 
 
 class OutOfWorkError(Exception):
-    """The search's budget of plies tried is spent."""
+    """The search's budget of work is spent."""
 
 
 @dataclass(slots=True)
 class Budget:
-    """Plies tried, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``."""
+    """Work done, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``. A
+    move tried (priced by the bound, played if it may lead to the goal) is one unit, a
+    position expanded (its moves generated) ``_EXPANDING``: a unit is about the same CPU time
+    whatever the gap (some 3-4 µs here)."""
 
     limit: int
     spent: int = 0
 
-    def spend(self) -> None:
-        self.spent += 1
+    def spend(self, work: int = 1) -> None:
+        self.spent += work
         if self.spent > self.limit:
+            self.spent = self.limit + 1  # the cap, as a count: never more than one over it
             raise OutOfWorkError
 
 
@@ -77,6 +88,7 @@ class BoardSearch:
     memo: dict[Key, dict[Outcome, list[Edge]]] = field(default_factory=dict)
     narrow: bool = False  # a ply to spare only for moves that change the outcome (confirming)
     _board: BughouseBoard | None = None
+    _wander: int = -1  # ``_wandered``'s state: a placed piece away from its square
     _wanted: dict[chess.Color, dict[chess.PieceType, chess.Bitboard]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -96,14 +108,17 @@ class BoardSearch:
                 for _ in range(_ABUNDANT):
                     pocket.add(piece_type)
         self._board = board
+        self._wander = -1
         return self._node(self._key(plies), plies, slack(board, self.goal, plies, refills=False))
 
     def root(self, plies: int) -> Key:
         board, self._board = self._board, self.start.copy(stack=False)
+        wander, self._wander = self._wander, -1
         try:
             return self._key(plies)
         finally:
             self._board = board
+            self._wander = wander
 
     def _key(self, left: int) -> Key:
         b = self._board
@@ -122,6 +137,7 @@ class BoardSearch:
             b.promoted,
             left,
             self.narrow,
+            self._wander,
         )
 
     def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
@@ -136,38 +152,53 @@ class BoardSearch:
                 result[_tail(board)] = []
             self.memo[key] = result
             return result
-        mover = board.turn
+        self.budget.spend(_EXPANDING)
         parts = terms(board, self.goal, self.supply)
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
         for move in self._moves(board, left, spare, checked=checked):
+            self.budget.spend()
             after = fits(parts, board, move, left - 1)
             if after is CUT:
                 continue  # the bound cuts the child: not worth playing
-            self.budget.spend()
-            board.push(move)
-            if not checked and not move.drop and board.was_into_check():
-                board.pop()
+            wander = wandered(board, move, self._wander, parts.differ)
+            if wander == RETURNS_WITH_PREY:
                 continue
-            captured = board.captured
-            if after == UNPRICED:
-                after = slack(board, self.goal, left - 1, refills=False)
-            if after is not None:
-                child_key = self._key(left - 1)
-                child = self._node(child_key, left - 1, after)
-                if child:
-                    index = (
-                        drop_index(mover, move.drop)
-                        if move.drop
-                        else None
-                        if captured is None
-                        else capture_index(mover, captured.piece_type)
-                    )
-                    for outcome in child:
-                        mine = outcome if index is None else _bump(outcome, index)
-                        result.setdefault(mine, []).append((move, child_key, outcome))
+            board.push(move)
+            if checked or move.drop or not board.was_into_check():
+                outer, self._wander = self._wander, wander
+                self._child(move, left - 1, after, result)
+                self._wander = outer
             board.pop()
         self.memo[key] = result
         return result
+
+    def _child(
+        self, move: chess.Move, left: int, after: int | None, result: dict[Outcome, list[Edge]]
+    ) -> None:
+        """Search the position ``move`` just led to; its outcomes, with ``move``'s own drop
+        or capture counted, join ``result``."""
+        board = self._board
+        assert board is not None
+        if after == UNPRICED:
+            after = slack(board, self.goal, left, refills=False)
+        if after is None:
+            return
+        mover = not board.turn
+        captured = board.captured  # read now: the search below plays other moves
+        child_key = self._key(left)
+        child = self._node(child_key, left, after)
+        if not child:
+            return
+        index = (
+            drop_index(mover, move.drop)
+            if move.drop
+            else None
+            if captured is None
+            else capture_index(mover, captured.piece_type)
+        )
+        for outcome in child:
+            mine = outcome if index is None else _bump(outcome, index)
+            result.setdefault(mine, []).append((move, child_key, outcome))
 
     def _moves(
         self, board: BughouseBoard, left: int, spare: int | None, *, checked: bool
@@ -179,7 +210,7 @@ class BoardSearch:
         once played: most are cut by the bound before)."""
         mover = board.turn
         wanted = self._wanted[mover]
-        generate = chess.Board.generate_legal_moves if checked else _pseudo_legal
+        generate = chess.Board.generate_legal_moves if checked else pseudo_legal
         if left == 1:
             differ = self._differ(board)
             if differ.bit_count() > _MOST_CHANGED:
@@ -191,7 +222,7 @@ class BoardSearch:
             own = board.occupied_co[mover]
             moves = list(generate(board))
             if not checked:
-                moves = _no_detours(board, moves, own & ~differ, spare)
+                moves = no_detours(board, moves, own & ~differ, spare)
             drop_to = self._spare_drops(board, differ, spare, checked=checked)
             if self.narrow and not checked:
                 moves = self._productive(board, moves, spare=True)
@@ -336,31 +367,6 @@ class BoardSearch:
         for move, child, sub in _ranked(edges, last):
             for rest in self._paths(child, sub, move):
                 yield [move, *rest]
-
-
-def _pseudo_legal(
-    board: chess.Board, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
-) -> Iterator[chess.Move]:
-    """python-chess's pseudo-legal moves of the pieces on the board (no drops)."""
-    return chess.Board.generate_pseudo_legal_moves(board, from_mask, to_mask)
-
-
-def _no_detours(
-    board: BughouseBoard, moves: list[chess.Move], placed: chess.Bitboard, spare: int
-) -> list[chess.Move]:
-    """A piece standing where the goal has it (``placed``) walks away only to come back: two
-    plies spent to pass the move (a tempo the side on move needs), never a capture on the way
-    (a piece that takes and returns is not told from a hand in the middle of a capture, which
-    leaves both squares empty: that placement stays unexplained until the piece lands)."""
-    return [
-        move
-        for move in moves
-        if not placed & chess.BB_SQUARES[move.from_square]
-        or (spare >= _DETOUR and not board.is_capture(move))
-    ]
-
-
-_DETOUR = 2  # plies of a piece that goes and comes back
 
 
 def _ranked(edges: Iterable[Edge], last: chess.Move | None) -> list[Edge]:
