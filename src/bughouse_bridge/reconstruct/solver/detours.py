@@ -56,18 +56,18 @@ def wandered(board: chess.Board, move: chess.Move, wander: int, differ: chess.Bi
 RETURNS_WITH_PREY = -2
 
 
-def no_detours(
-    board: chess.Board, moves: list[chess.Move], placed: chess.Bitboard, spare: int
-) -> list[chess.Move]:
-    """A piece standing where the goal has it (``placed``) walks away only to come back: two
-    plies spent to pass the move (a tempo the side on move needs), never a capture on the way
-    (a piece that takes and returns is not told from a hand in the middle of a capture, which
-    leaves both squares empty: that placement stays unexplained until the piece lands)."""
+def no_detours(board: chess.Board, placed: chess.Bitboard, spare: int) -> list[chess.Move]:
+    """The moves of the pieces standing where the goal has them (``placed``), pseudo-legal: a
+    piece walks away only to come back, two plies spent to pass the move (a tempo the side on
+    move needs), never with a capture (a piece that takes and returns is not told from a hand
+    in the middle of a capture, which leaves both squares empty: that placement stays
+    unexplained until the piece lands; ``wandered`` follows it on its way back)."""
+    if spare < _DETOUR:
+        return []
     return [
         move
-        for move in moves
-        if not placed & chess.BB_SQUARES[move.from_square]
-        or (spare >= _DETOUR and not board.is_capture(move))
+        for move in chess.Board.generate_pseudo_legal_moves(board, placed)
+        if not board.is_capture(move)
     ]
 
 

@@ -220,9 +220,12 @@ class BoardSearch:
         elif spare is not None and spare > 0:
             differ = self._differ(board)
             own = board.occupied_co[mover]
-            moves = list(generate(board))
-            if not checked:
-                moves = no_detours(board, moves, own & ~differ, spare)
+            if checked:
+                moves = list(generate(board))
+            else:  # the pieces where the goal has them move only on a detour
+                placed = own & ~differ
+                moves = list(generate(board, chess.BB_ALL & ~placed))
+                moves += no_detours(board, placed, spare)
             drop_to = self._spare_drops(board, differ, spare, checked=checked)
             if self.narrow and not checked:
                 moves = self._productive(board, moves, spare=True)
