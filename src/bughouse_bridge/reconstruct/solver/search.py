@@ -155,7 +155,7 @@ class BoardSearch:
         self.budget.spend(_EXPANDING)
         parts = terms(board, self.goal, self.supply)
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
-        for move in self._moves(board, left, spare, checked=checked):
+        for move in self._moves(board, left, spare, checked=checked, differ=parts.differ):
             self.budget.spend()
             after = fits(parts, board, move, left - 1)
             if after is CUT:
@@ -200,8 +200,14 @@ class BoardSearch:
             mine = outcome if index is None else _bump(outcome, index)
             result.setdefault(mine, []).append((move, child_key, outcome))
 
-    def _moves(
-        self, board: BughouseBoard, left: int, spare: int | None, *, checked: bool
+    def _moves(  # noqa: PLR0913 - the position and what the bound knows of it
+        self,
+        board: BughouseBoard,
+        left: int,
+        spare: int | None,
+        *,
+        checked: bool,
+        differ: chess.Bitboard,
     ) -> list[chess.Move]:
         """The moves worth trying: on the last ply, only those within the squares that still
         differ from the goal; a drop, only onto a square the goal wants its kind on unless the
@@ -212,13 +218,11 @@ class BoardSearch:
         wanted = self._wanted[mover]
         generate = chess.Board.generate_legal_moves if checked else pseudo_legal
         if left == 1:
-            differ = self._differ(board)
             if differ.bit_count() > _MOST_CHANGED:
                 return []
             moves = list(generate(board, differ, differ))
             drop_to = {kind: mask & differ for kind, mask in wanted.items()}
         elif spare is not None and spare > 0:
-            differ = self._differ(board)
             own = board.occupied_co[mover]
             if checked:
                 moves = list(generate(board))
@@ -337,13 +341,6 @@ class BoardSearch:
             sources |= board.kings & board.occupied_co[mover]
             targets |= chess.BB_ALL
         return sources, targets
-
-    def _differ(self, board: BughouseBoard) -> chess.Bitboard:
-        """The squares whose piece is not the goal's."""
-        differ = 0
-        for color, kind, wanted in self.goal:
-            differ |= wanted ^ board.pieces_mask(kind, color)
-        return differ
 
     def count(self, key: Key, outcome: Outcome, cache: dict[tuple[Key, Outcome], int]) -> int:
         """How many sequences lead from ``key`` to ``outcome``."""
