@@ -200,7 +200,7 @@ class BoardSearch:
             mine = outcome if index is None else _bump(outcome, index)
             result.setdefault(mine, []).append((move, child_key, outcome))
 
-    def _moves(  # noqa: PLR0913 - the position and what the bound knows of it
+    def _moves(
         self,
         board: BughouseBoard,
         left: int,
