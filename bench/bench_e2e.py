@@ -47,7 +47,7 @@ from e2e_harness import (  # noqa: E402 - the harness lives with the e2e tests
 
 from bughouse_bridge.daemon.app import Daemon  # noqa: E402
 from bughouse_bridge.daemon.logging import setup_logging  # noqa: E402
-from bughouse_bridge.emulator.scenario import PressClock  # noqa: E402
+from bughouse_bridge.emulator.actions import PressClock  # noqa: E402
 from private_mosquitto import Mosquitto  # noqa: E402
 
 BWTIME = 0x8D

@@ -11,7 +11,8 @@ import time
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.data import bundled_game
 from bughouse_bridge.emulator.game import game_scenario
-from bughouse_bridge.emulator.scenario import Noise, run_scenario
+from bughouse_bridge.emulator.handling import Noise
+from bughouse_bridge.emulator.playback import run_scenario
 
 ROUNDS = 5
 

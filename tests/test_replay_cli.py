@@ -11,7 +11,7 @@ from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.daemon.cli import main
 from bughouse_bridge.data import bundled_game
 from bughouse_bridge.emulator.game import game_scenario
-from bughouse_bridge.emulator.scenario import run_scenario, trace_lines
+from bughouse_bridge.emulator.playback import run_scenario, trace_lines
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,10 @@ from bughouse_bridge.bridge import Bridge, BridgeConfig, replay_chunks
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.dgt.messages import ClockType, LeverSide
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig, ClockSetting
-from bughouse_bridge.emulator.scenario import Scenario, run_scenario
+from bughouse_bridge.emulator.playback import run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 from bughouse_bridge.reconstruct import ReconstructorConfig
 from bughouse_bridge.topics import Teams
 

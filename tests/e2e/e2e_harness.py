@@ -25,14 +25,14 @@ from bughouse_bridge.daemon.app import Daemon
 from bughouse_bridge.daemon.emulate import board_configs
 from bughouse_bridge.data import bundled_game
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
+from bughouse_bridge.emulator.actions import PressClock, SetField, TimedAction
 from bughouse_bridge.emulator.board import EmulatedBoard
 from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
-from bughouse_bridge.emulator.scenario import PressClock, SetField, TimedAction
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from bughouse_bridge.emulator.scenario import Noise
+    from bughouse_bridge.emulator.handling import Noise
 
 SHARED_PORT = 1883
 # The fastest pace at which the bundled game still reconstructs move for move (see bench/README).

@@ -24,7 +24,8 @@ from e2e_harness import (
 )
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
-from bughouse_bridge.emulator.scenario import Inject, Noise
+from bughouse_bridge.emulator.actions import Inject
+from bughouse_bridge.emulator.handling import Noise
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -26,7 +26,7 @@ from e2e_harness import Subscriber, running_daemon, settings_overrides, the_game
 
 from browser_harness import RECORDER, browser_missing, chromium, distinct_runs, shown, web_server
 from browser_harness import artefacts as artefact_folder
-from bughouse_bridge.emulator.scenario import PressClock, TimedAction
+from bughouse_bridge.emulator.actions import PressClock, TimedAction
 from private_mosquitto import MOSQUITTO, MOSQUITTO_PASSWD, Mosquitto
 
 if TYPE_CHECKING:

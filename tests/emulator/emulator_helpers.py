@@ -10,7 +10,8 @@ import chess
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import BoardDump, ClockAck, ClockTimes, FieldUpdate, Message
 from bughouse_bridge.dgt.squares import field_to_square
-from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.board_config import BoardConfig
 
 T = TypeVar("T")
 

@@ -37,13 +37,10 @@ from bughouse_bridge.dgt.messages import (
     Version,
 )
 from bughouse_bridge.dgt.squares import square_to_field
-from bughouse_bridge.emulator.board import (
-    SECONDS_PER_BYTE,
-    BoardConfig,
-    Mode,
-    Profile,
-)
+from bughouse_bridge.emulator.board import Mode
+from bughouse_bridge.emulator.board_config import BoardConfig, Profile
 from bughouse_bridge.emulator.clock import ClockConfig
+from bughouse_bridge.emulator.serial_line import SECONDS_PER_BYTE
 
 E2 = square_to_field(chess.E2)
 

@@ -25,8 +25,9 @@ from bughouse_bridge.daemon.emulate import (
 )
 from bughouse_bridge.data import bundled_game
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
+from bughouse_bridge.emulator.actions import Replug, TimedAction, Unplug
 from bughouse_bridge.emulator.board import EmulatedBoard
-from bughouse_bridge.emulator.scenario import Replug, TimedAction, Unplug, run_scenario
+from bughouse_bridge.emulator.playback import run_scenario
 from bughouse_bridge.reconstruct import ReconstructorConfig
 
 

@@ -16,7 +16,8 @@ from bughouse_bridge.data import bundled_game
 from bughouse_bridge.dgt.messages import BoardDump, ClockTimes, Garbage, LeverSide
 from bughouse_bridge.dgt.squares import dump_to_board
 from bughouse_bridge.emulator.game import Pace, game_scenario
-from bughouse_bridge.emulator.scenario import Noise, run_scenario, trace_lines
+from bughouse_bridge.emulator.handling import Noise
+from bughouse_bridge.emulator.playback import run_scenario, trace_lines
 from bughouse_bridge.trace import parse_trace_lines
 
 

@@ -23,8 +23,11 @@ from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import BoardDump, FieldUpdate, LongSerialNumber
 from bughouse_bridge.dgt.squares import dump_to_board
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
-from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
-from bughouse_bridge.emulator.scenario import Replug, Scenario, TimedAction, Unplug
+from bughouse_bridge.emulator.actions import Replug, TimedAction, Unplug
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.board_config import BoardConfig
+from bughouse_bridge.emulator.moves import play_move
+from bughouse_bridge.emulator.scenario import Scenario
 
 pytestmark = pytest.mark.pty
 
@@ -62,7 +65,7 @@ async def test_a_pyserial_reader_gets_the_dump_and_the_field_updates(tmp_path):
         # The game starts: e2-e4, played by the hands in the scenario, 0.3 s from now.
         sc.at(emulator.now() + 0.3)
         board = chess.Board()
-        sc.hands().play_move(board, chess.Move.from_uci("e2e4"))
+        play_move(sc.hands(), board, chess.Move.from_uci("e2e4"))
         emulator.play(sc.sorted_actions())
         expected = {(52, 0), (36, 1)}
         got = await _read_messages(

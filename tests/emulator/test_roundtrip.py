@@ -13,14 +13,11 @@ from hypothesis import strategies as st
 
 from bughouse_bridge.dgt.messages import BoardDump
 from bughouse_bridge.dgt.squares import board_to_dump, dump_to_board, square_to_field
-from bughouse_bridge.emulator.board import BoardConfig
-from bughouse_bridge.emulator.scenario import (
-    CaptureOrder,
-    CastlingOrder,
-    MoveStyle,
-    Scenario,
-    run_scenario,
-)
+from bughouse_bridge.emulator.board_config import BoardConfig
+from bughouse_bridge.emulator.handling import CaptureOrder, CastlingOrder, MoveStyle
+from bughouse_bridge.emulator.moves import play_move
+from bughouse_bridge.emulator.playback import run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 
 _codes = st.lists(st.integers(0, 15), min_size=64, max_size=64).map(tuple)
 
@@ -84,7 +81,7 @@ def test_special_moves_end_in_the_right_position(fen, uci, style, rotated):
     board = chess.Board(fen)
     move = chess.Move.from_uci(uci)
     sc = _scenario(board, seed=1, rotated=rotated)
-    sc.hands().play_move(board, move, style)
+    play_move(sc.hands(), board, move, style)
     sc.wait(1.0)
     board.push(move)
     assert _final_placement(sc) == chess.BaseBoard(board.board_fen())
@@ -94,7 +91,7 @@ def test_a_drop_puts_the_pocket_piece_on_the_board():
     board = chess.variant.CrazyhouseBoard("4k3/8/8/8/8/8/8/4K3[N] w - - 0 1")
     move = chess.Move.from_uci("N@f3")
     sc = _scenario(board, seed=2)
-    sc.hands().play_move(board, move, MoveStyle(hover=True))
+    play_move(sc.hands(), board, move, MoveStyle(hover=True))
     sc.wait(1.0)
     board.push(move)
     assert _final_placement(sc).piece_at(chess.F3) == chess.Piece(chess.KNIGHT, chess.WHITE)
@@ -111,7 +108,7 @@ def test_random_games_handled_like_humans_rebuild_every_position(seed, plies):
         if board.is_game_over():
             break
         move = rng.choice(list(board.legal_moves))
-        hands.play_move(board, move)
+        play_move(hands, board, move)
         sc.wait(0.4)
         hands.press_clock()
         sc.wait(0.6)

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from bughouse_bridge.dgt.constants import PieceCode
 from bughouse_bridge.dgt.squares import square_to_field
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
+from bughouse_bridge.emulator.handling import CaptureOrder
+from bughouse_bridge.emulator.playback import run_scenario
 from bughouse_bridge.emulator.scanner import Scanner
-from bughouse_bridge.emulator.scenario import CaptureOrder, Scenario, run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 
 C7, C6 = square_to_field(chess.C7), square_to_field(chess.C6)
 

@@ -6,8 +6,9 @@ import chess
 from emulator_helpers import decode_all
 
 from bughouse_bridge.dgt.messages import Garbage, SerialNumber
-from bughouse_bridge.emulator.board import BoardConfig
-from bughouse_bridge.emulator.scenario import LinkEvent, Scenario, run_scenario
+from bughouse_bridge.emulator.board_config import BoardConfig
+from bughouse_bridge.emulator.playback import LinkEvent, run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 
 
 def _messages(records):

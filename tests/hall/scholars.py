@@ -8,7 +8,7 @@ from functools import cache
 from bughouse_bridge.bughouse.bpgn import BpgnGame, parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.emulator.game import game_scenario
-from bughouse_bridge.emulator.scenario import run_scenario
+from bughouse_bridge.emulator.playback import run_scenario
 
 SCHOLARS_MATE = """[Event "hall test"]
 [WhiteA "a"][BlackA "b"][WhiteB "c"][BlackB "d"]

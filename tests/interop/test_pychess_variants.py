@@ -42,7 +42,7 @@ from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
 from bughouse_bridge.data import bundled_game, bundled_game_names
 from bughouse_bridge.emulator.game import game_scenario
-from bughouse_bridge.emulator.scenario import run_scenario
+from bughouse_bridge.emulator.playback import run_scenario
 from bughouse_bridge.reconstruct import ReconstructorConfig
 from bughouse_bridge.topics import Teams
 

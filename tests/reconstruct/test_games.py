@@ -32,7 +32,7 @@ from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.dgt.messages import LeverSide
 from bughouse_bridge.emulator.game import Pace
-from bughouse_bridge.emulator.scenario import Handling
+from bughouse_bridge.emulator.handling import Handling
 
 if TYPE_CHECKING:
     from bughouse_bridge.bughouse.bpgn import BpgnGame

@@ -27,13 +27,16 @@ from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import ClockType, LeverSide
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig, ClockSetting
-from bughouse_bridge.emulator.scenario import Handling, Scenario, run_scenario
+from bughouse_bridge.emulator.playback import run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 from bughouse_bridge.reconstruct import MatchReconstructor, ReconstructorConfig
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    from bughouse_bridge.emulator.handling import Handling
 
 A, B = BoardId.A, BoardId.B
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"

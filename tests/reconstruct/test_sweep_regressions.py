@@ -20,6 +20,10 @@ SWEEP_FAILURES = [
     ("1934301", "messy", 46),
     # 20B. Q@f7 slid in from f8 after the press: a false move_without_clock.
     ("1934301", "messy", 33),
+    # 10B. N@e6 slid in from d5 after the press, then knocked over: it read as a bishop for
+    # 0.9 s, taken for "B@e6 instead" (no square emptied between), and the pockets were wrong
+    # for the rest of the game. A piece turning into another of its colour is a misread.
+    ("1934301", "knocked", 23),
 ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.bpgn import BpgnGame, BpgnMove, parse_bpgn
 from bughouse_bridge.bughouse.events import MovePlayed, ResultDecided, Takeback
@@ -19,11 +20,15 @@ from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.data import bundled_game, bundled_game_names
 from bughouse_bridge.dgt.decoder import DgtDecoder
 from bughouse_bridge.dgt.messages import LeverSide
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig
 from bughouse_bridge.emulator.game import GamePlan, Pace, game_scenario
-from bughouse_bridge.emulator.scenario import Handling, Noise, TraceRecord, run_scenario
+from bughouse_bridge.emulator.handling import Handling, Noise
+from bughouse_bridge.emulator.playback import run_scenario
 from bughouse_bridge.reconstruct import MatchReconstructor, Outcome, ReconstructorConfig
+
+if TYPE_CHECKING:
+    from bughouse_bridge.trace import TraceRecord
 
 
 def real_games() -> dict[str, BpgnGame]:

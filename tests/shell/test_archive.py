@@ -169,7 +169,7 @@ def test_the_daemon_archives_what_it_routes(settings):
         _, output = daemon.bridge.command(
             "set_result", b'{"winner": "tigers", "board": "A", "reason": "time"}', 3.0
         )
-        daemon._route(output)
+        daemon.core.route(output)
         (path,) = (settings.state_dir / "games").iterdir()
         assert path.name.endswith("_open-2025_round-4_table-3_game-1.bpgn")
         game = parse_bpgn_game(path.read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from test_resume_guard import make_daemon
 
 from bughouse_bridge.bridge import Output
-from bughouse_bridge.daemon.app import Received
+from bughouse_bridge.daemon.inputs import Received
 from bughouse_bridge.drivers.journal import EntryKind
 
 SLOW = b"\x8e slow"
@@ -41,7 +41,7 @@ class RecordingCore:
 
 
 async def _run_consumer(daemon, until) -> None:
-    consumer = asyncio.create_task(daemon._consume())
+    consumer = asyncio.create_task(daemon.core.consume())
     try:
         async with asyncio.timeout(10):
             while not until():  # noqa: ASYNC110 - the core thread fills the list
@@ -55,8 +55,8 @@ async def _run_consumer(daemon, until) -> None:
 async def test_a_slow_step_leaves_the_event_loop_running(tmp_path):
     daemon = make_daemon(tmp_path)
     core = RecordingCore()
-    daemon.bridge = core  # type: ignore[assignment]
-    daemon._route = lambda _output: None  # type: ignore[method-assign]
+    daemon.core.bridge = core  # type: ignore[assignment]
+    daemon.core.route = lambda _output: None  # type: ignore[method-assign]
     ticks = 0
 
     async def ticker() -> None:
@@ -66,21 +66,21 @@ async def test_a_slow_step_leaves_the_event_loop_running(tmp_path):
             ticks += 1
 
     ticking = asyncio.create_task(ticker())
-    daemon._inbound.put_nowait(Received("A", SLOW, 1.0))
+    daemon.core.inbound.put_nowait(Received("A", SLOW, 1.0))
     await _run_consumer(daemon, lambda: len(core.seen) == 1)
     ticking.cancel()
     # Blocked, the loop would not have ticked once during the one-second step.
     assert ticks >= 10
-    daemon._core.shutdown()
+    daemon.core.executor.shutdown()
 
 
 async def test_inputs_queued_during_a_slow_step_keep_their_order_and_times(tmp_path):
     daemon = make_daemon(tmp_path)
     core = RecordingCore(timer_at=2.5)
-    daemon.bridge = core  # type: ignore[assignment]
-    daemon._route = lambda _output: None  # type: ignore[method-assign]
+    daemon.core.bridge = core  # type: ignore[assignment]
+    daemon.core.route = lambda _output: None  # type: ignore[method-assign]
     for item in (Received("A", SLOW, 1.0), Received("B", b"x", 2.0), Received("A", b"y", 3.0)):
-        daemon._inbound.put_nowait(item)
+        daemon.core.inbound.put_nowait(item)
     await _run_consumer(daemon, lambda: len(core.seen) == 4)
     # The timer fell due between the second and third inputs: it fires there, at its deadline,
     # not after the backlog at the wall-clock time it was noticed.
@@ -93,4 +93,4 @@ async def test_inputs_queued_during_a_slow_step_keep_their_order_and_times(tmp_p
         (EntryKind.TIMER, 2.5),
         (EntryKind.RX, 3.0),
     ]
-    daemon._core.shutdown()
+    daemon.core.executor.shutdown()

@@ -8,7 +8,8 @@ import pytest
 
 from bughouse_bridge.bridge import Bridge
 from bughouse_bridge.config import load_settings
-from bughouse_bridge.daemon.app import Daemon, Received
+from bughouse_bridge.daemon.app import Daemon
+from bughouse_bridge.daemon.inputs import Received
 
 POISON = b"\x99poison"
 
@@ -46,8 +47,8 @@ def alerts(daemon: Daemon) -> list[dict]:
 def test_a_failing_input_is_alerted_live_and_identically_on_resume(tmp_path):
     live = make_daemon(tmp_path)
     live.resume()
-    live._route(live._prepare(Received("A", POISON, 1.0))())
-    live._route(live._prepare(Received("B", b"\x8e", 2.0))())
+    live.core.route(live.core.prepare(Received("A", POISON, 1.0))())
+    live.core.route(live.core.prepare(Received("B", b"\x8e", 2.0))())
     (alert,) = alerts(live)
     assert (alert["code"], alert["board"], alert["seq"]) == ("input_failed", "A", 1)
     assert alert["details"] == {"input": "rx", "link": "A", "error": "KeyError"}

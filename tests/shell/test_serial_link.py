@@ -10,16 +10,9 @@ from shell_fakes import FakeBoard
 
 from bughouse_bridge.dgt.commands import BoardCommand, ClockCommandMessage
 from bughouse_bridge.dgt.constants import ClockCommand, Command
-from bughouse_bridge.drivers.serial_link import (
-    Backoff,
-    LinkIdentity,
-    LinkPhase,
-    LinkState,
-    SerialLink,
-    find_port,
-    handshake,
-    probe_port,
-)
+from bughouse_bridge.drivers.board_ports import LinkIdentity, find_port, probe_port
+from bughouse_bridge.drivers.handshake import handshake
+from bughouse_bridge.drivers.serial_link import Backoff, LinkPhase, LinkState, SerialLink
 
 pytestmark = pytest.mark.pty
 FAST = Backoff(initial=0.05, maximum=0.2)

@@ -8,10 +8,13 @@ records it (already demoted to a pawn if it had been promoted) and the match rou
 
 from __future__ import annotations
 
-from typing import Self
+from collections.abc import Mapping
+from typing import Self, TypeAlias
 
 import chess
 import chess.variant
+
+from bughouse_bridge.bughouse.types import BoardId
 
 PIECE_LETTERS = "PNBRQ"
 STEALABLE = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
@@ -263,3 +266,6 @@ def _render(symbols: list[str | None], changes: dict[chess.Square, str | None], 
     if empty:
         out.append(str(empty))
     return "".join(out)
+
+
+Boards: TypeAlias = Mapping[BoardId, BughouseBoard]  # both boards of a match, by their id

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import Takeback
-from bughouse_bridge.bughouse.legality import IllegalMoveError
+from bughouse_bridge.bughouse.judging import IllegalMoveError
 from bughouse_bridge.bughouse.match_core import Successor
 from bughouse_bridge.bughouse.match_corrections import MatchCorrections
 from bughouse_bridge.bughouse.match_gaps import MatchGaps

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Self
 
 import chess
 
-from bughouse_bridge.bughouse import legality
+from bughouse_bridge.bughouse import judging, legality, notation
 from bughouse_bridge.bughouse.board import (
     BughouseBoard,
     PlacementSketch,
@@ -135,13 +135,13 @@ class MatchCore:
     def judge(self, move: BughouseMove, *, color: chess.Color | None = None) -> Judgement:
         # A decided match is still judged move by move: a result never blinds the referee
         # (the arbiter may revoke it, and the broadcast follows the boards meanwhile).
-        return legality.judge(self._rules, self._state.boards, move, color)
+        return judging.judge(self._rules, self._state.boards, move, color)
 
     def parse_san(self, board: BoardId, san: str) -> BughouseMove:
-        return legality.parse_san(self._rules, self._state.boards, board, san)
+        return notation.parse_san(self._rules, self._state.boards, board, san)
 
     def san(self, move: BughouseMove) -> str:
-        return legality.san(self._rules, self._state.boards, move)
+        return notation.san(self._rules, self._state.boards, move)
 
     def copy(self) -> Self:
         twin = type(self).__new__(type(self))

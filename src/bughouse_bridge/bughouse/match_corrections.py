@@ -12,7 +12,7 @@ import chess
 
 from bughouse_bridge.bughouse.board import pocket_letters
 from bughouse_bridge.bughouse.events import Alert, PocketSet, PositionAccepted, Severity
-from bughouse_bridge.bughouse.legality import seat_name
+from bughouse_bridge.bughouse.judging import seat_name
 from bughouse_bridge.bughouse.match_log import Accepted, DropRemoved, PocketEdited
 from bughouse_bridge.bughouse.match_verdicts import MatchVerdicts
 from bughouse_bridge.bughouse.rules import DropRemovalTurn, RemovedDrop

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from bughouse_bridge.bughouse import legality
+from bughouse_bridge.bughouse import effects
 from bughouse_bridge.bughouse.events import Alert, MovePlayed, Severity
-from bughouse_bridge.bughouse.legality import IllegalMoveError
+from bughouse_bridge.bughouse.judging import IllegalMoveError
 from bughouse_bridge.bughouse.match_log import Played
 from bughouse_bridge.bughouse.match_verdicts import MatchVerdicts
 from bughouse_bridge.bughouse.types import BughouseMove, Judgement, Seat
@@ -101,11 +101,11 @@ class MatchMoves(MatchVerdicts):
         events: list[MatchEvent] = [played, *self._forced_alert(judgement, seat, t)]
         return events + self._after_change(t, seat)
 
-    def _advance(self, move: BughouseMove, judgement: Judgement) -> tuple[Seat, legality.Applied]:
+    def _advance(self, move: BughouseMove, judgement: Judgement) -> tuple[Seat, effects.Applied]:
         """The move's change of the boards and counters; the mover's seat."""
         state = self._state
         seat = Seat(move.board, state.boards[move.board].turn)
-        applied = legality.apply(self._rules, state.boards, move)
+        applied = effects.apply(self._rules, state.boards, move)
         state.plies[move.board] += 1
         state.forced_drops.pop(move.board, None)
         if not judgement.legal:

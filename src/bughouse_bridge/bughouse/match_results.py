@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import Flag, ResultRevoked
-from bughouse_bridge.bughouse.legality import seat_name
+from bughouse_bridge.bughouse.judging import seat_name
 from bughouse_bridge.bughouse.match_log import (
     ClaimConfirmed,
     FlagFell,

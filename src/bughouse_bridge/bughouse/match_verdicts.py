@@ -21,7 +21,7 @@ from bughouse_bridge.bughouse.events import (
     Stalemate,
     StalemateStatus,
 )
-from bughouse_bridge.bughouse.legality import seat_name
+from bughouse_bridge.bughouse.judging import seat_name
 from bughouse_bridge.bughouse.match_core import MatchCore
 from bughouse_bridge.bughouse.plight import Plight, Verdict, classify
 from bughouse_bridge.bughouse.rules import BothMated, StalemateRule

@@ -20,16 +20,14 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from bughouse_bridge.bughouse.board import BughouseBoard, rank_mask
+from bughouse_bridge.bughouse.board import Boards, BughouseBoard, rank_mask
 from bughouse_bridge.bughouse.rules import MateRule, NoStealTarget, PromotionPolicy, RuleSet
 from bughouse_bridge.bughouse.steals import steal_squares
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator
 
     from bughouse_bridge.bughouse.types import BoardId
-
-    Boards = Mapping[BoardId, BughouseBoard]
 
 
 class Plight(StrEnum):

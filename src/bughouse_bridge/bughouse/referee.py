@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bughouse_bridge.bughouse.events import Alert, Severity
-from bughouse_bridge.bughouse.legality import seat_name
+from bughouse_bridge.bughouse.judging import seat_name
 from bughouse_bridge.bughouse.rules import (
     ArbiterCall,
     FlagClaims,

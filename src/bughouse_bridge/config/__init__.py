@@ -6,9 +6,9 @@ from bughouse_bridge.config.cli import (
     handle_config_actions,
     settings_from_args,
 )
+from bughouse_bridge.config.loading import ConfigError, load_settings
 from bughouse_bridge.config.settings import (
     ClockSide,
-    ConfigError,
     LinkSettings,
     MqttSettings,
     Orientation,
@@ -19,7 +19,6 @@ from bughouse_bridge.config.settings import (
     TeamsSettings,
     TimingSettings,
     example_config,
-    load_settings,
 )
 
 __all__ = [

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.config.settings import ConfigError, Settings, example_config, load_settings
+from bughouse_bridge.config.loading import ConfigError, load_settings
+from bughouse_bridge.config.settings import Settings, example_config
 
 if TYPE_CHECKING:
     import argparse

@@ -1,9 +1,9 @@
-"""Configuration: one TOML file, ``BUGHOUSE_*`` environment variables and command-line flags.
+"""The configuration's schema: one frozen pydantic model per section, :class:`Settings` the whole.
 
-Precedence, highest first: command line > environment (``BUGHOUSE_MQTT__PORT=8883``, nested with
-``__``) > TOML file > defaults. Every model forbids unknown keys, so a typo anywhere is an error.
-:func:`load_settings` turns every problem into one :class:`ConfigError` whose message names the
-dotted key and where the value came from (the file, "environment" or "command line").
+Values come from one TOML file, ``BUGHOUSE_*`` environment variables (``BUGHOUSE_MQTT__PORT=8883``,
+nested with ``__``; ``sources.py``) and command-line flags; ``loading.py`` reads and validates them
+(``load_settings``, ``ConfigError``). Every model forbids unknown keys, so a typo anywhere is an
+error; the checks here word what is wrong for the organiser.
 """
 
 from __future__ import annotations
@@ -12,45 +12,38 @@ import importlib
 import os
 import re
 import ssl
-import tomllib
-from contextvars import ContextVar
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     field_validator,
     model_validator,
 )
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    SettingsError,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+from bughouse_bridge.config.sources import (
+    ENV_NESTED_DELIMITER,
+    ENV_PREFIX,
+    PreloadedToml,
+    environment_source,
+)
 
-ENV_PREFIX = "BUGHOUSE_"
-ENV_NESTED_DELIMITER = "__"
 PASSWORD_CREDENTIAL = "mqtt_password"  # noqa: S105 - a credential *name*: LoadCredential=mqtt_password:… in the systemd unit
 KNOWN_PRESETS = ("dsj", "dsb", "olite", "fics")
 SERIAL_PREFIX = "serial:"
 
 Identifier = Annotated[str, Field(pattern=r"^[a-z0-9-]+$", min_length=1, max_length=64)]
 PositiveSeconds = Annotated[float, Field(gt=0)]
-
-
-class ConfigError(Exception):
-    """A configuration problem, worded for the organiser. ``str()`` is the whole message."""
 
 
 class _Strict(BaseModel):
@@ -354,167 +347,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         del env_settings, dotenv_settings, file_secret_settings
-        return (init_settings, _environment_source(settings_cls), _PreloadedToml(settings_cls))
-
-
-# The parsed file for the settings being built (pydantic-settings builds sources per instance).
-_TOML_DATA: ContextVar[dict[str, Any]] = ContextVar("bughouse_toml_data", default={})  # noqa: B039
-
-
-class _Environment(EnvSettingsSource):
-    def decode_complex_value(self, field_name: str, field: Any, value: Any) -> Any:  # noqa: ANN401
-        # BUGHOUSE_RULES=dsb is a preset name, not JSON.
-        if field_name == "rules" and isinstance(value, str) and not value.startswith("{"):
-            return value
-        return super().decode_complex_value(field_name, field, value)
-
-
-def _environment_source(settings_cls: type[BaseSettings]) -> _Environment:
-    return _Environment(
-        settings_cls, env_prefix=ENV_PREFIX, env_nested_delimiter=ENV_NESTED_DELIMITER
-    )
-
-
-class _PreloadedToml(PydanticBaseSettingsSource):
-    """The TOML file, parsed beforehand so that syntax errors get file, line and column."""
-
-    def __init__(self, settings_cls: type[BaseSettings]) -> None:
-        super().__init__(settings_cls)
-        self._data = _TOML_DATA.get()
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # noqa: ANN401
-        del field
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return self._data
-
-
-def load_settings(
-    config_file: Path | None, *, overrides: Mapping[str, Any] | None = None
-) -> Settings:
-    """Load and validate the configuration; raise :class:`ConfigError` on any problem.
-
-    ``overrides`` are command-line values keyed by dotted path (``{"mqtt.port": 1884}``); ``None``
-    values are skipped so that unset flags do not override anything.
-    """
-    toml_data = _read_toml(config_file) if config_file is not None else {}
-    cli_data = _nest({key: value for key, value in (overrides or {}).items() if value is not None})
-    env_data = _read_environment()
-    origins = _Origins(config_file, toml_data, env_data, cli_data)
-    token = _TOML_DATA.set(toml_data)
-    try:
-        return Settings(**cli_data)
-    except ValidationError as error:
-        raise ConfigError(_describe(error, origins)) from None
-    except SettingsError as error:  # e.g. BUGHOUSE_LINKS that is not JSON
-        raise ConfigError(f"config error in environment: {error}") from None
-    finally:
-        _TOML_DATA.reset(token)
-
-
-def _read_toml(config_file: Path) -> dict[str, Any]:
-    try:
-        text = config_file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config error: file not found: {config_file}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"config error: cannot read {config_file}: {error}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        # The message already ends in "(at line L, column C)".
-        raise ConfigError(f"config error in {config_file}: invalid TOML: {error}") from None
-
-
-def _read_environment() -> dict[str, Any]:
-    try:
-        return _environment_source(Settings)()
-    except SettingsError:
-        return {}  # reported properly when the settings are built
-
-
-def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
-    nested: dict[str, Any] = {}
-    for dotted, value in flat.items():
-        *parents, leaf = dotted.split(".")
-        node = nested
-        for parent in parents:
-            node = node.setdefault(parent, {})
-        node[leaf] = value
-    return nested
-
-
-class _Origins:
-    """Tells which source supplied the value at a given location."""
-
-    def __init__(
-        self,
-        config_file: Path | None,
-        toml_data: dict[str, Any],
-        env_data: dict[str, Any],
-        cli_data: dict[str, Any],
-    ) -> None:
-        self._sources = (
-            ("command line", cli_data),
-            ("environment", env_data),
-            (str(config_file), toml_data),
-        )
-
-    def of(self, loc: Iterable[str | int]) -> str:
-        path = list(loc)
-        for name, data in self._sources:
-            if _contains(data, path):
-                return name
-        # Missing keys, or a model-level check: blame the deepest source that set anything there.
-        for depth in range(len(path) - 1, 0, -1):
-            for name, data in self._sources:
-                if _contains(data, path[:depth]):
-                    return name
-        return "defaults"
-
-
-def _contains(data: Any, path: list[str | int]) -> bool:  # noqa: ANN401
-    node = data
-    for key in path:
-        in_dict = isinstance(node, dict) and key in node
-        in_list = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
-        if not (in_dict or in_list):
-            return False
-        node = node[key]
-    return True
-
-
-def _describe(error: ValidationError, origins: _Origins) -> str:
-    lines = []
-    for item in error.errors(include_url=False):
-        loc = [part for part in item["loc"] if not _is_union_tag(part)]
-        dotted = _dotted(loc)
-        message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            message = "unknown key (typo?)"
-        got = "" if item["type"] in {"extra_forbidden", "missing"} else _shown(item.get("input"))
-        lines.append(
-            f"config error in {origins.of(loc)}: {dotted or '(top level)'}: {message}{got}"
-        )
-    return "\n".join(lines)
-
-
-def _is_union_tag(part: str | int) -> bool:
-    return isinstance(part, str) and part.startswith(("function-", "tagged-union["))
-
-
-def _dotted(loc: list[str | int]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, dict | list) or value is None:
-        return ""
-    return f" (got {value!r})"
+        return (init_settings, environment_source(settings_cls), PreloadedToml(settings_cls))
 
 
 def example_config() -> str:

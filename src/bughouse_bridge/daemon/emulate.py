@@ -26,10 +26,11 @@ from bughouse_bridge.bughouse.bpgn import BpgnError, parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.dgt.messages import ClockType
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
-from bughouse_bridge.emulator.board import BoardConfig, EmulatedBoard
+from bughouse_bridge.emulator.actions import Replug, TimedAction, Unplug
+from bughouse_bridge.emulator.board import EmulatedBoard
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockConfig
 from bughouse_bridge.emulator.game import Pace, game_scenario
-from bughouse_bridge.emulator.scenario import Replug, TimedAction, Unplug
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

@@ -20,13 +20,7 @@ import tty
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.emulator.scenario import (
-    HostWrite,
-    Replug,
-    TimedAction,
-    Unplug,
-    apply_action,
-)
+from bughouse_bridge.emulator.actions import HostWrite, Replug, TimedAction, Unplug, apply_action
 from bughouse_bridge.trace import TraceRecord
 
 if TYPE_CHECKING:

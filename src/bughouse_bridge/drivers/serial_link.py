@@ -5,70 +5,49 @@ chunk with a monotonic timestamp to a callback, and survives a pulled cable: a r
 ("device reports readiness to read but returned no data"), an OSError, end of file or silence
 longer than ``silence_timeout`` reports the link lost, then it reopens with backoff (0.5 s → 5 s)
 and reports it connected again. Ports given as ``serial:<number>`` are found by asking every
-candidate port for its board serial number (:func:`find_port`).
+candidate port for its board serial number (``board_ports.find_port``).
 
-:func:`handshake` is the DGT start-up sequence of dgt-protocol.md §4.7.
+The DGT start-up sequence (dgt-protocol.md §4.7) is ``handshake.py``; it is passed in as
+``handshake`` and runs on every new connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import serial
 import serial_asyncio_fast
 
-from bughouse_bridge.dgt.commands import clock_version, encode_command
+from bughouse_bridge.dgt.commands import encode_command
 from bughouse_bridge.dgt.constants import Command
-from bughouse_bridge.dgt.decoder import DgtDecoder
-from bughouse_bridge.dgt.messages import (
-    BoardDump,
-    ClockAck,
-    ClockTimes,
-    LongSerialNumber,
-    Message,
-    SerialNumber,
-    Version,
+from bughouse_bridge.drivers.board_ports import (
+    BAUD_RATE,
+    DEFAULT_DISCOVERY_GLOBS,
+    READ_SIZE,
+    SERIAL_PREFIX,
+    LinkIdentity,
+    PortNotFoundError,
+    find_port,
 )
+from bughouse_bridge.drivers.handshake import HandshakeError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
 logger = logging.getLogger(__name__)
 
-BAUD_RATE = 9600
-SERIAL_PREFIX = "serial:"
-DEFAULT_DISCOVERY_GLOBS: tuple[str, ...] = (
-    "/dev/serial/by-id/*",
-    "/dev/ttyACM*",
-    "/dev/ttyUSB*",
-)
-READ_SIZE = 4096
-
 
 class LinkPhase(StrEnum):
     CONNECTED = "connected"  # port open; bytes may flow
     IDENTIFIED = "identified"  # the handshake told us which board this is
     DISCONNECTED = "disconnected"
-
-
-@dataclass(frozen=True, slots=True)
-class LinkIdentity:
-    version: str | None = None  # board firmware, e.g. "3.10"
-    serial: str | None = None  # 5-digit serial number
-    long_serial: str | None = None  # 10-character long serial number
-    clock_type: str | None = None  # "DGT 3000", "DGT XL", or None when no clock answered
-
-    def matches(self, serial_number: str) -> bool:
-        return serial_number in {self.serial, self.long_serial}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,14 +64,6 @@ class LinkState:
     @property
     def connected(self) -> bool:
         return self.phase is not LinkPhase.DISCONNECTED
-
-
-class HandshakeError(Exception):
-    """The device did not answer like a DGT board."""
-
-
-class PortNotFoundError(Exception):
-    """No candidate port answered with the wanted board serial number."""
 
 
 OnBytes = Callable[[str, bytes, float], None]  # (link name, data, monotonic time)
@@ -269,187 +240,3 @@ class SerialLink:
             reason=reason,
         )
         self._on_state(state)
-
-
-# -- handshake ---------------------------------------------------------------------------------
-
-
-@dataclass
-class _Conversation:
-    """Request/response over a link's tap: unmatched messages wait for a later question."""
-
-    link: SerialLink
-    queue: asyncio.Queue[bytes]
-    decoder: DgtDecoder = field(default_factory=DgtDecoder)
-    unmatched: list[Message] = field(default_factory=list)
-
-    async def ask(
-        self,
-        request: bytes,
-        wanted: Callable[[Message], bool],
-        *,
-        within: float,
-        attempts: int = 1,
-    ) -> Message | None:
-        for _ in range(attempts):
-            if not self.link.write(request):
-                raise HandshakeError("the link closed during the handshake")
-            answer = await self.wait_for(wanted, within)
-            if answer is not None:
-                return answer
-        return None
-
-    async def wait_for(self, wanted: Callable[[Message], bool], within: float) -> Message | None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within
-        while True:
-            for message in self.unmatched:
-                if wanted(message):
-                    self.unmatched.remove(message)
-                    return message
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                return None
-            try:
-                chunk = await asyncio.wait_for(self.queue.get(), remaining)
-            except TimeoutError:
-                return None
-            self.unmatched.extend(self.decoder.feed(chunk))
-
-
-def _is(kind: type[Message]) -> Callable[[Message], bool]:
-    return lambda message: isinstance(message, kind)
-
-
-def _is_version_ack(message: Message) -> bool:
-    return isinstance(message, ClockAck) and message.version is not None
-
-
-async def handshake(
-    link: SerialLink,
-    *,
-    reply_within: float = 1.0,
-    attempts: int = 3,
-    clock_reply_within: float = 2.0,
-) -> LinkIdentity:
-    """Reset, version, serial numbers, dump, UPDATE_NICE, clock version, clock read (§4.7).
-
-    The answers also reach the pipeline through ``on_bytes`` (the dump is its starting position).
-    Raises :class:`HandshakeError` when the board never reports its version.
-    """
-    with link.tap() as queue:
-        talk = _Conversation(link, queue)
-        if not link.write(encode_command(Command.RESET)):
-            raise HandshakeError("the link closed during the handshake")
-        version = await talk.ask(
-            encode_command(Command.SEND_VERSION),
-            _is(Version),
-            within=reply_within,
-            attempts=attempts,
-        )
-        if not isinstance(version, Version):
-            raise HandshakeError(f"no answer to DGT_SEND_VERSION on {link.port}: not a DGT board?")
-        long_serial = await talk.ask(
-            encode_command(Command.RETURN_LONG_SERIALNR), _is(LongSerialNumber), within=reply_within
-        )
-        serial_number = await talk.ask(
-            encode_command(Command.RETURN_SERIALNR), _is(SerialNumber), within=reply_within
-        )
-        await talk.ask(encode_command(Command.SEND_BRD), _is(BoardDump), within=reply_within)
-        # UPDATE_NICE must precede clock commands: the board forwards clock acks only in it.
-        link.write(encode_command(Command.SEND_UPDATE_NICE))
-        # One clock command in flight at a time; the clock may be absent (no ack ever comes).
-        ack = await talk.ask(
-            clock_version(), _is_version_ack, within=clock_reply_within, attempts=attempts
-        )
-        await talk.ask(encode_command(Command.SEND_CLK), _is(ClockTimes), within=reply_within)
-    clock_type = ack.clock_type if isinstance(ack, ClockAck) else None
-    return LinkIdentity(
-        version=str(version),
-        serial=serial_number.text.strip() if isinstance(serial_number, SerialNumber) else None,
-        long_serial=long_serial.text.strip() if isinstance(long_serial, LongSerialNumber) else None,
-        clock_type=clock_type.value if clock_type is not None else None,
-    )
-
-
-# -- discovery ---------------------------------------------------------------------------------
-
-
-def candidate_ports(globs: Sequence[str] = DEFAULT_DISCOVERY_GLOBS) -> list[str]:
-    """Existing ports matching ``globs``, in glob order, one name per real device."""
-    seen: set[str] = set()
-    ports: list[str] = []
-    for pattern in globs:
-        for path in sorted(glob.glob(pattern)):  # noqa: PTH207 - device globs are absolute
-            real = os.path.realpath(path)
-            if real not in seen:
-                seen.add(real)
-                ports.append(path)
-    return ports
-
-
-async def find_port(
-    serial_number: str,
-    *,
-    globs: Sequence[str] = DEFAULT_DISCOVERY_GLOBS,
-    probe_within: float = 1.0,
-) -> str | None:
-    """The first candidate port whose board reports ``serial_number`` (long or short form).
-
-    Ports that are busy (already open exclusively, by us or another process) are skipped.
-    """
-    for port in candidate_ports(globs):
-        identity = await probe_port(port, probe_within=probe_within)
-        if identity is not None and identity.matches(serial_number):
-            return port
-    return None
-
-
-async def probe_port(port: str, *, probe_within: float = 1.0) -> LinkIdentity | None:
-    """Ask the device on ``port`` for its serial numbers; None if busy, absent or silent."""
-    try:
-        reader, writer = await serial_asyncio_fast.open_serial_connection(
-            url=port, baudrate=BAUD_RATE, exclusive=True
-        )
-    except (OSError, serial.SerialException) as error:
-        logger.debug("probe %s: %s", port, error)
-        return None
-    try:
-        writer.write(
-            encode_command(Command.RETURN_LONG_SERIALNR) + encode_command(Command.RETURN_SERIALNR)
-        )
-        return await _read_serial_numbers(reader, probe_within)
-    except (OSError, serial.SerialException) as error:
-        logger.debug("probe %s: %s", port, error)
-        return None
-    finally:
-        writer.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
-
-
-async def _read_serial_numbers(reader: asyncio.StreamReader, within: float) -> LinkIdentity:
-    decoder = DgtDecoder()
-    identity = _SerialAnswers()
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(within):
-            while identity.long_serial is None or identity.serial is None:
-                data = await reader.read(READ_SIZE)
-                if not data:
-                    break
-                identity.take(decoder.feed(data))
-    return LinkIdentity(serial=identity.serial, long_serial=identity.long_serial)
-
-
-@dataclass
-class _SerialAnswers:
-    serial: str | None = None
-    long_serial: str | None = None
-
-    def take(self, messages: list[Message]) -> Self:
-        for message in messages:
-            if isinstance(message, LongSerialNumber):
-                self.long_serial = message.text.strip()
-            elif isinstance(message, SerialNumber):
-                self.serial = message.text.strip()
-        return self

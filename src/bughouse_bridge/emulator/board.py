@@ -8,7 +8,10 @@ messages never overlap. ``next_deadline()`` tells a runner when to poll next. Ph
 Behaviour follows dgt-protocol.md §2, §3 and the emulator specification §9: power-up in bus mode,
 four update modes, identity answers, the scanner (``scanner.py``), BWTIME cadence per mode, clock
 commands in the ``2B`` envelope acknowledged only in UPDATE/UPDATE_NICE after a delay, one clock
-command at a time (a second one before the ack is dropped, picochess#142).
+command at a time (a second one before the ack is dropped, picochess#142). The board's
+configuration is ``board_config.py``, its end of the clock cable (readings, the ``2B`` envelope
+and its acks) ``clock_port.py``, its 9600-baud line ``serial_line.py``, its move memory
+(``SEND_EE_MOVES``) ``eeprom.py``.
 """
 
 from __future__ import annotations
@@ -16,11 +19,8 @@ from __future__ import annotations
 import heapq
 import logging
 import math
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
-
-import chess
 
 from bughouse_bridge.dgt.commands import (
     BoardCommand,
@@ -37,10 +37,8 @@ from bughouse_bridge.dgt.constants import (
     AckStatus,
     AutoAck,
     ClockButton,
-    ClockCommand,
     Command,
     MessageId,
-    PieceCode,
 )
 from bughouse_bridge.dgt.encoder import encode_message
 from bughouse_bridge.dgt.messages import (
@@ -48,9 +46,6 @@ from bughouse_bridge.dgt.messages import (
     BoardDump,
     BusAddress,
     ClockAck,
-    ClockFace,
-    ClockTimes,
-    ClockType,
     FieldUpdate,
     Garbage,
     LeverSide,
@@ -61,28 +56,20 @@ from bughouse_bridge.dgt.messages import (
     UnknownMessage,
     Version,
 )
-from bughouse_bridge.dgt.squares import board_to_dump
-from bughouse_bridge.emulator.clock import ClockConfig, ClockModel, ClockSetting
-from bughouse_bridge.emulator.scanner import DEFAULT_SCAN_PERIOD, FIELDS, Scanner
+from bughouse_bridge.emulator.board_config import START_POSITION_FIELDS, Profile
+from bughouse_bridge.emulator.clock import ClockModel
+from bughouse_bridge.emulator.clock_port import ClockPort
+from bughouse_bridge.emulator.eeprom import MoveMemory
+from bughouse_bridge.emulator.scanner import Scanner
+from bughouse_bridge.emulator.serial_line import SerialLine
 
 if TYPE_CHECKING:
     import random
 
+    from bughouse_bridge.emulator.board_config import BoardConfig
+    from bughouse_bridge.emulator.clock import ClockSetting
+
 logger = logging.getLogger(__name__)
-
-SECONDS_PER_BYTE = 10 / 9600  # 8N1 at 9600 baud
-EE_MOVES_PAYLOAD_SIZE = 0x1F00
-_EE_POWERUP = 0x6A
-_EE_EOF = 0x6B
-_EE_NOP2 = 0x00
-_EE_PIECE_TAG = 0x40
-_EE_RAPID_BIT = 0x10
-_EE_RAPID_WINDOW = 0.25
-_NO_CLOCK_STATUS = 0x20  # D5: no clock connected
-_CLOCK_STATE_EVERY = 1.0  # UPDATE mode sends BWTIME at least this often ("Fritz5 compatible")
-
-START_POSITION_FIELDS: tuple[int, ...] = board_to_dump(chess.BaseBoard()).squares
-"""The start position in DGT field order (a8 first), connector on White's left."""
 
 
 class Mode(Enum):
@@ -101,73 +88,6 @@ _MODE_COMMANDS = {
     Command.SEND_UPDATE_NICE: Mode.UPDATE_NICE,
     Command.RESET: Mode.IDLE,
 }
-
-
-class Profile(Enum):
-    """Connection type: Bluetooth boards scan at half speed and report a battery."""
-
-    SERIAL = "serial"
-    USB = "usb"
-    BLUETOOTH = "bluetooth"
-
-
-@dataclass(frozen=True, slots=True)
-class BoardConfig:
-    """Everything that makes one emulated board + clock differ from another."""
-
-    serial: str = "12345"
-    long_serial: str = "3000123456"
-    version: tuple[int, int] = (1, 8)
-    trademark: str = (
-        "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\n"
-        "software version: 1.08, build: 240101\r\nhardware version: 1.00, serial no: 12345"
-    )
-    profile: Profile = Profile.USB
-    base_scan_period: float = DEFAULT_SCAN_PERIOD
-    scan_phase: float | None = None  # when field 0 is sampled; None: drawn from the rng
-    power_up_bus_mode: bool = True
-    rotated: bool = False  # connector on the player's right: fields are numbered from h1
-    reply_latency: float = 0.002
-    ack_delay: tuple[float, float] = (0.3, 0.5)
-    clock_poll_interval: float = 0.25  # the board reads the clock 2-4 times a second
-    battery_percent: int = 84
-    clock: ClockConfig = field(default_factory=ClockConfig)
-
-    @property
-    def scan_period(self) -> float:
-        factor = 2.0 if self.profile is Profile.BLUETOOTH else 1.0
-        return self.base_scan_period * factor
-
-
-@dataclass(frozen=True, slots=True)
-class _PendingClockCommand:
-    due: float
-    ack: ClockAck | None
-
-
-@dataclass(slots=True)
-class _Outbox:
-    """The serial line: messages leave one after another at 9600 baud."""
-
-    wire_free: float = 0.0
-    queue: list[tuple[float, bytes]] = field(default_factory=list)
-
-    def send(self, ready: float, data: bytes) -> None:
-        start = max(ready, self.wire_free)
-        self.wire_free = start + len(data) * SECONDS_PER_BYTE
-        self.queue.append((self.wire_free, data))
-
-    def take(self, now: float) -> list[tuple[float, bytes]]:
-        due = [item for item in self.queue if item[0] <= now]
-        self.queue = [item for item in self.queue if item[0] > now]
-        return due
-
-    def next_deadline(self) -> float | None:
-        return self.queue[0][0] if self.queue else None
-
-    def clear(self, now: float) -> None:
-        self.queue.clear()
-        self.wire_free = now
 
 
 class EmulatedBoard:
@@ -191,20 +111,15 @@ class EmulatedBoard:
         self.ignored: list[tuple[float, str]] = []  # what the board ignored, for tests and logs
         self.leds: bytes = b""
         self._decoder = CommandDecoder()
-        self._outbox = _Outbox(wire_free=now)
+        self._line = SerialLine(wire_free=now)
         self._replies: list[tuple[float, int, bytes]] = []  # (ready, seq, bytes), a heap
         self._seq = 0
         self._now = now
         self._mode = Mode.BUS if config.power_up_bus_mode else Mode.IDLE
-        self._clock_command: _PendingClockCommand | None = None
-        self._next_clock_poll: float | None = None
-        self._clock_phase = rng.uniform(0, config.clock_poll_interval)
-        self._last_clock_sent: ClockTimes | None = None
-        self._last_clock_time = -math.inf
+        self._clock_port = ClockPort(self.clock, config, rng)
         self._silent_until = -math.inf
         self._plugged = True
-        self._eeprom = bytearray((_EE_POWERUP,))
-        self._last_eeprom_time = -math.inf
+        self._memory = MoveMemory()
 
     # --- the host side ------------------------------------------------------------------------
 
@@ -228,16 +143,14 @@ class EmulatedBoard:
     def poll(self, now: float) -> list[tuple[float, bytes]]:
         """Every board → host chunk whose last byte has left the wire by ``now``."""
         self._advance(now)
-        return self._outbox.take(now)
+        return self._line.take(now)
 
     def next_deadline(self) -> float | None:
         candidates = [
             self.scanner.next_deadline(),
-            self._next_clock_poll,
-            self._clock_command.due if self._clock_command else None,
+            self._clock_port.next_deadline(),
             self._replies[0][0] if self._replies else None,
-            self._outbox.next_deadline(),
-            self.clock.flag_time() if self._next_clock_poll is not None else None,
+            self._line.next_deadline(),
         ]
         due = [t for t in candidates if t is not None]
         return min(due) if due else None
@@ -283,10 +196,9 @@ class EmulatedBoard:
         """The cable is pulled: the board loses power; the clock runs on its batteries."""
         self._advance(now)
         self._plugged = False
-        self._outbox.clear(now)
+        self._line.clear(now)
         self._replies.clear()
-        self._clock_command = None
-        self._next_clock_poll = None
+        self._clock_port.power_off()
 
     def replug(self, now: float) -> None:
         """Power comes back: a fresh boot that reads what is physically on the squares."""
@@ -294,63 +206,35 @@ class EmulatedBoard:
         self._plugged = True
         self._decoder = CommandDecoder()
         self._mode = Mode.BUS if self.config.power_up_bus_mode else Mode.IDLE
-        self._last_clock_sent = None
+        self._clock_port.power_on()
         self.scanner.resample_all(now)
-        self._eeprom.append(_EE_POWERUP)
+        self._memory.power_up()
 
     # --- time ---------------------------------------------------------------------------------
 
     def _advance(self, now: float) -> None:
         now = max(now, self._now)
         for sample in self.scanner.advance(now):
-            self._record_eeprom(sample.t, sample.field, sample.code)
+            self._memory.record(sample.t, sample.field, sample.code)
             if self._mode in _FIELD_UPDATE_MODES:
                 update = FieldUpdate(sample.field, sample.code)
                 self._reply(sample.t, encode_message(update))
-        while self._clock_command is not None and self._clock_command.due <= now:
-            pending, self._clock_command = self._clock_command, None
-            if pending.ack is not None and self._mode in _CLOCK_MODES:
-                self._reply(pending.due, encode_message(pending.ack))
-        while self._next_clock_poll is not None and self._next_clock_poll <= now:
-            self._poll_clock(self._next_clock_poll)
-            self._next_clock_poll += self.config.clock_poll_interval
+        forward, every_second = self._mode in _CLOCK_MODES, self._mode is Mode.UPDATE
+        for ready, message in self._clock_port.due(now, forward=forward, every_second=every_second):
+            self._reply(ready, encode_message(message))
         while self._replies and self._replies[0][0] <= now:
             ready, _, data = heapq.heappop(self._replies)
             if self._plugged and ready >= self._silent_until:
-                self._outbox.send(ready, data)
+                self._line.send(ready, data)
         self._now = now
 
     def _reply(self, ready: float, data: bytes) -> None:
         self._seq += 1
         heapq.heappush(self._replies, (ready, self._seq, data))
 
-    def _poll_clock(self, t: float) -> None:
-        reading = self.clock.reading(t)
-        changed = reading != self._last_clock_sent
-        overdue = t - self._last_clock_time >= _CLOCK_STATE_EVERY - 1e-9
-        if changed or (self._mode is Mode.UPDATE and overdue):
-            self._last_clock_sent = reading
-            self._last_clock_time = t
-            self._reply(t, encode_message(reading))
-
     def _set_mode(self, mode: Mode, now: float) -> None:
         self._mode = mode
-        if mode in _CLOCK_MODES and self.clock.present:
-            if self._next_clock_poll is None:
-                interval = self.config.clock_poll_interval
-                self._next_clock_poll = self._clock_phase + interval * (
-                    math.floor((now - self._clock_phase) / interval) + 1
-                )
-                self._last_clock_sent = None
-        else:
-            self._next_clock_poll = None
-
-    def _record_eeprom(self, t: float, field_index: int, code: int) -> None:
-        rapid = _EE_RAPID_BIT if t - self._last_eeprom_time < _EE_RAPID_WINDOW else 0
-        self._eeprom += bytes((_EE_PIECE_TAG | rapid | code, field_index))
-        self._last_eeprom_time = t
-        if len(self._eeprom) > EE_MOVES_PAYLOAD_SIZE:  # cyclic memory: the oldest records go
-            del self._eeprom[: len(self._eeprom) - EE_MOVES_PAYLOAD_SIZE]
+        self._clock_port.follow(now, forwarding=mode in _CLOCK_MODES)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -366,7 +250,9 @@ class EmulatedBoard:
             case BoardCommand(command=board_command):
                 self._board_command(board_command, now)
             case SetAndRun() | ClockCommandMessage() | UnknownClockCommand():
-                self._clock_envelope(command, now)
+                ignored = self._clock_port.envelope(command, now)
+                if ignored is not None:
+                    self.ignored.append((now, ignored))
             case SetLeds(data=data):
                 self.leds = data
             case UnknownCommandByte(value=value):
@@ -392,7 +278,7 @@ class EmulatedBoard:
     def _answer(self, command: Command) -> Message | None:  # noqa: PLR0911 - one answer per request
         config = self.config
         if command is Command.SEND_CLK:
-            return self._clock_reading()
+            return self._clock_port.reading(self._now)
         if command is Command.SEND_BRD:
             return BoardDump(self.scanner.sampled)
         if command is Command.RETURN_SERIALNR:
@@ -406,74 +292,7 @@ class EmulatedBoard:
         if command is Command.RETURN_LONG_SERIALNR:
             return LongSerialNumber(config.long_serial)
         if command is Command.SEND_EE_MOVES:
-            return UnknownMessage(MessageId.EE_MOVES, self._ee_moves())
+            return UnknownMessage(MessageId.EE_MOVES, self._memory.payload())
         if command is Command.SEND_BATTERY_STATUS and config.profile is Profile.BLUETOOTH:
             return BatteryStatus(bytes((config.battery_percent, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0x02)))
         return None
-
-    def _clock_reading(self) -> ClockTimes:
-        if not self.clock.present:
-            zero = ClockFace(0, 0, 0)
-            return ClockTimes(right=zero, left=zero, status=_NO_CLOCK_STATUS)
-        return self.clock.reading(self._now)
-
-    def _ee_moves(self) -> bytes:
-        records = bytes(self._eeprom[-(EE_MOVES_PAYLOAD_SIZE - 1) :])
-        padding = bytes((_EE_NOP2,)) * (EE_MOVES_PAYLOAD_SIZE - 1 - len(records))
-        return padding + records + bytes((_EE_EOF,))
-
-    def _clock_envelope(
-        self, command: SetAndRun | ClockCommandMessage | UnknownClockCommand, now: float
-    ) -> None:
-        if not self.clock.present:
-            self.ignored.append((now, "clock command without a clock"))
-            return
-        if self._clock_command is not None:
-            # The clock is still busy with the previous command: this one is lost (picochess#142).
-            self.ignored.append((now, f"clock busy, dropped {command!r}"))
-            return
-        ack = self._apply_clock_command(command, now)
-        low, high = self.config.ack_delay
-        self._clock_command = _PendingClockCommand(now + self._rng.uniform(low, high), ack)
-
-    def _apply_clock_command(
-        self, command: SetAndRun | ClockCommandMessage | UnknownClockCommand, now: float
-    ) -> ClockAck | None:
-        kind = self.config.clock.kind
-        if isinstance(command, UnknownClockCommand):
-            return None
-        if isinstance(command, SetAndRun):
-            if kind is ClockType.XL and not self.config.clock.xl_mode_23:
-                return ClockAck(AckStatus.ERROR, ClockCommand.SETNRUN, 0, 0)
-            self.clock.set(_setting(command, self.clock.lever), now)
-            self.clock.text = None
-            return ClockAck(AckStatus.OK, ClockCommand.SETNRUN, 0, 0)
-        code = command.command
-        if code is ClockCommand.ASCII:
-            if kind is not ClockType.DGT3000:
-                return None  # an XL does not know the ASCII command: it never answers
-            self.clock.text = command.data[:8].decode("ascii", errors="replace")
-        elif code is ClockCommand.DISPLAY:
-            self.clock.text = command.data.hex()
-        elif code is ClockCommand.END:
-            self.clock.text = None
-        major, minor = self.config.clock.firmware
-        ack2 = (major << 4 | minor) if code is ClockCommand.VERSION else 0
-        return ClockAck(AckStatus.OK, code, ack2, 0)
-
-
-def _setting(command: SetAndRun, lever: LeverSide) -> ClockSetting:
-    running: LeverSide | None
-    if command.pause or not (command.left_counts_down or command.right_counts_down):
-        running = None
-    elif command.left_counts_down and command.right_counts_down:
-        running = lever
-    else:
-        running = LeverSide.LEFT if command.left_counts_down else LeverSide.RIGHT
-    return ClockSetting(
-        left_ms=command.left_seconds * 1000, right_ms=command.right_seconds * 1000, running=running
-    )
-
-
-def empty_fields() -> tuple[int, ...]:
-    return (PieceCode.EMPTY,) * FIELDS

@@ -6,7 +6,7 @@ clock since their previous move (plus the increment), clamped and divided by ``s
 then make the move (captures, drops from the pocket, promotions, steals), reach for the clock and
 press it. Clocks are set from the ``TimeControl`` tag and started at ``start`` (Black presses,
 White's time runs). Handling styles and faults come from a seeded ``random.Random`` and the explicit
-:class:`~bughouse_bridge.emulator.scenario.Handling` / :class:`Noise` knobs, so another engineer
+:class:`~bughouse_bridge.emulator.handling.Handling` / :class:`Noise` knobs, so another engineer
 can generate noisy traces for the reconstructor and say exactly how noisy they are.
 """
 
@@ -20,9 +20,10 @@ import chess
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId
-from bughouse_bridge.emulator.board import BoardConfig
+from bughouse_bridge.emulator.board_config import BoardConfig
 from bughouse_bridge.emulator.clock import ClockSetting
-from bughouse_bridge.emulator.scenario import Handling, Hands, Noise, Scenario
+from bughouse_bridge.emulator.moves import play_move
+from bughouse_bridge.emulator.scenario import Scenario
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from bughouse_bridge.bughouse.bpgn import BpgnGame, BpgnMove
     from bughouse_bridge.bughouse.rules import RuleSet
     from bughouse_bridge.bughouse.types import BughouseMove
+    from bughouse_bridge.emulator.handling import Handling, Noise
+    from bughouse_bridge.emulator.hands import Hands
 
 DEFAULT_TIME_CONTROL = (300, 0)
 LINKS: dict[BoardId, str] = {BoardId.A: "A", BoardId.B: "B"}
@@ -180,7 +183,7 @@ class _Planner:
         if move.is_steal and move.steal_square is not None:
             self._steal(move, before)
         else:
-            hands.play_move(before, move.move)
+            play_move(hands, before, move.move)
         if hands.chance(sc.handling.early_press_probability):
             # The other hand hits the lever while the last piece is still on its way down.
             pressed = max(started, sc.t - sc.draw(sc.handling.early_press))

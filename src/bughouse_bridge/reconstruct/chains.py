@@ -214,14 +214,24 @@ class _ChainSearch:
 def fits_changes(position: chess.Board, moves: Sequence[BughouseMove], changes: Changes) -> bool:
     """Plies against the order of the sensor changes since the last commit (no changes: no
     evidence): each ply puts its piece down after the ply before did, and a moved piece's square
-    is reported empty before the next ply's piece is put down."""
+    is reported empty before the next ply's piece is put down. A piece never turns into another
+    of its own colour where it stands: only a capture replaces a piece without the square being
+    reported empty between, so such an arrival is a misread (a piece knocked over, lying on its
+    side) and no ply's."""
     if not changes:
         return True
     board = position.copy(stack=False)
     start = 0
     for move in moves:
         arrival = arrival_of(board, move.move)
-        index = next((i for i in range(start, len(changes)) if changes[i] == arrival), None)
+        index = next(
+            (
+                i
+                for i in range(start, len(changes))
+                if changes[i] == arrival and not _turned_in_place(changes, i)
+            ),
+            None,
+        )
         if index is None or not _left_in_time(board, move.move, index, changes):
             return False
         if move.move.drop is not None:
@@ -231,6 +241,14 @@ def fits_changes(position: chess.Board, moves: Sequence[BughouseMove], changes: 
             chess.Board.push(board, move.move)
         start = index + 1
     return True
+
+
+def _turned_in_place(changes: Changes, index: int) -> bool:
+    """The square of change ``index`` showed another piece of the same colour just before it
+    (``before`` is None when it was reported empty between, or not at all since the commit)."""
+    square, piece = changes[index]
+    before = next((p for sq, p in reversed(changes[:index]) if sq == square), None)
+    return piece is not None and before is not None and before.color == piece.color
 
 
 def _left_in_time(position: chess.Board, move: chess.Move, arrived: int, changes: Changes) -> bool:
