@@ -106,13 +106,15 @@ class _Driver:
             if not self.confirming:
                 self.confirming = True
                 self.budget.limit = self.budget.spent + self.confirm_nodes
-        chosen = []
-        for board, count in plies.items():
+        # The shortest lengths first (a board whose placement no length this short explains
+        # is known at once): a long search of one board is never made for nothing.
+        levels = {}
+        for board, count in sorted(plies.items(), key=lambda item: item[1]):
             level = self._level(board, count)
             if not level.outcomes:
                 return True
-            chosen.append(level)
-        combine(self.match, chosen, self.found)
+            levels[board] = level
+        combine(self.match, [levels[board] for board in plies], self.found)
         if self.found and self.shortest is None:
             self.shortest = total
         if total == self.shortest:
