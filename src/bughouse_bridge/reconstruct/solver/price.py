@@ -3,10 +3,10 @@
 ``bound.slack`` of a position is a sum of terms per colour and kind of piece. A plain move
 changes at most two of them (the moved kind, the captured kind), so the child's bound is the
 parent's with those two terms recomputed (and the squares that differ, with the two squares
-the move changes): most moves the bound would cut after ``push`` are
-cut here, at a fraction of the cost of playing and taking them back. Exactly the same
-arithmetic as ``slack``; a move that changes anything else the bound reads (castling rights, a
-king, a promotion, en passant, the last pawn of a colour) is not priced here (``fits`` says
+the move changes): most moves the bound would cut after ``push`` are cut here, at a fraction
+of the cost of playing and taking them back. Exactly the same arithmetic as ``slack``; a move
+that changes anything else the bound reads (castling rights, a king that may still castle, a
+promotion, en passant, the last pawn of a colour) is not priced here (``fits`` says
 ``UNPRICED``; the search plays it and asks ``slack``).
 """
 
@@ -130,7 +130,7 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
     victim = board.piece_type_at(move.to_square)
     if (
         kind is None
-        or kind == chess.KING
+        or (kind == chess.KING and parts.castles[board.turn])
         or move.promotion
         or board.castling_rights & from_bb
         or (kind == chess.PAWN and move.to_square == board.ep_square)
