@@ -22,6 +22,7 @@ from scholars import scholars_mate
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.config import load_settings
 from bughouse_bridge.daemon.app import Daemon
 from bughouse_bridge.daemon.hall_mqtt import HallConnection
@@ -267,7 +268,7 @@ async def test_three_games_at_one_table_each_its_own_from_first_event_to_archive
                 hall.client("arbiter"),
                 [hall.topic("match/+/events"), hall.topic("bridge/table-1/games")],
             ) as seen,
-            box(hall, 1, table, state_dir),
+            box(hall, 1, table, state_dir) as daemon,
         ):
             service = asyncio.create_task(run_collector(connection, collector, until=None))
             await table.wait_for_host()
@@ -288,9 +289,12 @@ async def test_three_games_at_one_table_each_its_own_from_first_event_to_archive
             await table.finished(plan)
             plan = play(table, scholars_mate(), seed=73, after=plan)
             await table.finished(plan)
-            await seen.wait_for(
-                lambda: sum(e["type"] == "result" for e in events()) == 3, 30, "three results"
-            )
+            try:
+                await seen.wait_for(
+                    lambda: sum(e["type"] == "result" for e in events()) == 3, 30, "three results"
+                )
+            except AssertionError as error:
+                raise AssertionError(f"{error}\n{box_story(daemon, events())}") from None
             await wait_for_file_rows(out / "round-1.csv", 2)
             await wait_for_file_rows(out / "round-2.csv", 1)
             service.cancel()
@@ -313,6 +317,21 @@ async def test_three_games_at_one_table_each_its_own_from_first_event_to_archive
         ("r1-t1-g2", 2),
         ("r2-t1", 1),
     ]
+
+
+def box_story(daemon: Daemon, events: list[dict[str, Any]]) -> str:
+    """What the box was doing when a game did not come (for a failure's message)."""
+    bridge = daemon.bridge
+    match = bridge.reconstructor.match
+    per_match: dict[str, list[str]] = {}
+    for event in events:
+        per_match.setdefault(event["match"], []).append(event["type"])
+    shown = {b: bridge.reconstructor._physical(b) for b in BoardId}
+    return (
+        f"game {bridge.game.id.match} (result {match.result}); boards show {shown}, "
+        f"the match has {[match.board_fen(b) for b in BoardId]}; events per match: "
+        f"{ {m: kinds[-8:] for m, kinds in per_match.items()} }"
+    )
 
 
 def assert_only_late_moves_after_a_result(events: list[dict[str, Any]]) -> None:

@@ -41,7 +41,7 @@ def replay_with_gap(  # noqa: C901 - the shell's part, step by step
             continue
         if phase == "before" and record.t >= start:
             run_timers(result, start)
-            for board in cut:
+            for board in sorted(cut):
                 result.outcomes += rec.on_link_state(board, False, start)
             phase, events_at_gap = "gap", len(result.outcomes)
         if phase == "gap" and record.t >= start + length:
@@ -69,7 +69,7 @@ def reconnect(
     """The links come back; each board answers the dump request with what it shows."""
     rec = result.reconstructor
     run_timers(result, back)
-    for board in cut:
+    for board in sorted(cut):
         result.outcomes += rec.on_link_state(board, True, back)
         dump = board_to_dump(chess.BaseBoard(shadow[board].placement(rotated=False)))
         result.outcomes += rec.on_message(board, dump, back)

@@ -62,16 +62,6 @@ SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a ha
 
 
 @dataclass(frozen=True, slots=True)
-class HeldFlag:
-    """A flag reported while a press made before it still waits for its move to be read."""
-
-    board: BoardId
-    color: chess.Color
-    at: float  # the clock-derived zero crossing
-    seen: float  # when the flag message came
-
-
-@dataclass(frozen=True, slots=True)
 class RecoveredTurn:
     """A recovery whose side on move only the shortest explanation decided (the clock is not
     trusted as a link returns): a guess until a move committed after it confirms it."""
@@ -112,7 +102,9 @@ class RecoveryGuess:
 
 @dataclass(slots=True)
 class Board:
-    """Everything the reconstructor remembers about one board."""
+    """Everything the reconstructor remembers about one board: the values of its machines
+    (link, presses, reading, track, stalling watch), the last move, the gaps' guesses, and data
+    (what the sensors showed and when, the alerts raised, when it is to be read again)."""
 
     occupancy: Occupancy
     rotated: bool | None

@@ -47,7 +47,7 @@ class Committer(GapPockets):
         standing: Judgement | None = None,
     ) -> list[Outcome]:
         parent = self._match.position(board)
-        earlier = self._release_flags(now, before=board)
+        earlier = self._flags.release(self._table(), now, before=board)
         supplied = self._gap_supplied(board, move, standing, now)
         if supplied is not None:
             standing = None

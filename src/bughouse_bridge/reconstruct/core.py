@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import (
+    Clocks,
+    ClocksStatus,
     MatchEvent,
     Mate,
     MateStatus,
@@ -14,7 +16,7 @@ from bughouse_bridge.bughouse.events import (
     Stalemate,
     StalemateStatus,
 )
-from bughouse_bridge.bughouse.referee import stalling_alert
+from bughouse_bridge.bughouse.referee import arbiter_call_alert, stalling_alert
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.dgt.squares import code_to_piece, field_to_square
 from bughouse_bridge.reconstruct.alerts import alert
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
     from bughouse_bridge.reconstruct.outcomes import Outcome
     from bughouse_bridge.reconstruct.reorder import OrderedRecovery
 
-from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board, HeldFlag
+from bughouse_bridge.reconstruct.board_state import CLOCK_SIDES, SEEN_KEPT, Board
+from bughouse_bridge.reconstruct.flags import Flags, Table
 
 
 class ReconstructorCore:
@@ -57,7 +60,7 @@ class ReconstructorCore:
         self.config = config
         self._boards = {board: self._fresh_board(board) for board in BoardId}
         self._both_stopped = False
-        self._held_flags: list[HeldFlag] = []
+        self._flags = Flags(config)  # flags held against the moves made before them
         self._gaps: dict[int, GapSolution] = {}  # gaps left to the arbiter, by id
         self._gap_targets: dict[int, dict[BoardId, str]] = {}  # the placements each was set to
         # Boards recovered by a shortest explanation whose confirmation ran out of work: their
@@ -71,6 +74,24 @@ class ReconstructorCore:
     @property
     def match(self) -> Match:
         return self._match
+
+    def _table(self) -> Table:
+        """The table as the flags read it when they decide."""
+        return Table(self._match, self._boards, self._at_rest_now)
+
+    def _both_clocks(self, now: float) -> list[Outcome]:
+        clocks = [state.clock for state in self._boards.values()]
+        stopped = all(clock.has_run and not clock.running for clock in clocks)
+        if stopped and not self._both_stopped:
+            self._both_stopped = True
+            call = arbiter_call_alert(self._match.rules, now)
+            if self._match.result is not None or call is None:
+                return [Clocks(now, ClocksStatus.BOTH_STOPPED)]
+            return [Clocks(now, ClocksStatus.BOTH_STOPPED), call]
+        if self._both_stopped and any(clock.running for clock in clocks):
+            self._both_stopped = False
+            return [Clocks(now, ClocksStatus.RUNNING)]
+        return []
 
     def _fresh_board(self, board: BoardId) -> Board:
         orientation = self.config.orientation_of(board)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.types import AlertCode, BoardId, color_name
 from bughouse_bridge.reconstruct.alerts import alert, describe, fix_details
+from bughouse_bridge.reconstruct.flags import ends_the_game
 from bughouse_bridge.reconstruct.occupancy import (
     distance,
 )
@@ -45,7 +46,8 @@ class Handlers(Resync):
         if reading.standing is not None and self._hand_may_be_on_it(board, now):
             return []
         # A flag of the mover's fell meanwhile: a mating move set down before it decides.
-        ends = self._flag_held(board) and reading.standing is None and self._ends_the_game(move)
+        flagged = self._flags.waiting(board, self._match.turn(board))
+        ends = flagged and reading.standing is None and ends_the_game(self._match, move)
         if state.press is not None or not self._press_expected(board) or ends:
             clock_ms = state.press.clock_ms if state.press is not None else None
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
@@ -55,7 +57,7 @@ class Handlers(Resync):
             self._wake(board, due)
             return []
         color = self._match.turn(board)
-        mates = reading.standing is None and self._ends_the_game(move)
+        mates = reading.standing is None and ends_the_game(self._match, move)
         out = self._commit(board, move, now, clock_ms=None, standing=reading.standing)
         return out if mates else [*out, self._no_press_alert(board, move, color, now)]
 

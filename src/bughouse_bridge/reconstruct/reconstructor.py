@@ -93,9 +93,7 @@ if TYPE_CHECKING:
 
     import chess
 
-from bughouse_bridge.reconstruct.board_state import (
-    HeldFlag,
-)
+from bughouse_bridge.reconstruct.flags import Flags, HeldFlag
 from bughouse_bridge.reconstruct.reader import Reader
 
 
@@ -155,12 +153,12 @@ class MatchReconstructor(Reader):
         for board, state in self._boards.items():
             if state.wake_at is not None and state.wake_at <= now:
                 out += self._evaluate(board, now)
-        return out + self._release_flags(now)
+        return out + self._flags.release(self._table(), now)
 
     def deadline(self) -> float | None:
         wakes = [state.wake_at for state in self._boards.values() if state.wake_at is not None]
-        wakes += [held.seen + self._flag_hold for held in self._held_flags]
-        return min(wakes, default=None)
+        flags = self._flags.deadline()
+        return min([*wakes, *([] if flags is None else [flags])], default=None)
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
         """The arbiter declares the physical position right: play the one move that explains it
@@ -215,7 +213,7 @@ class MatchReconstructor(Reader):
         start position), every reading state fresh, the boards read again as they stand."""
         self._match = Match(self._match.rules, fens=fens)
         self._both_stopped = False
-        self._held_flags = []
+        self._flags = Flags(self.config)
         self._gaps, self._gap_targets, self._unconfirmed = {}, {}, set()
         self._gap_count = 0
         self._orders = {}  # issue 19
@@ -274,10 +272,10 @@ class MatchReconstructor(Reader):
             state.press_event(Forgiven())
             self._confirmed_late(board, now)
         for color, at in update.flags:
-            self._held_flags.append(HeldFlag(board, color, at, now))
+            self._flags.fell(HeldFlag(board, color, at, now))
             if color == turn:  # the flagged player's last placement may still be reported
                 self._wake(board, now + self.config.stability_window)
-        return out + self._release_flags(now) + self._both_clocks(now)
+        return out + self._flags.release(self._table(), now) + self._both_clocks(now)
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:
         """Commit at once. If the board already moved on past a settled legal move (the

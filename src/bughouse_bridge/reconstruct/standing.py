@@ -18,10 +18,10 @@ from bughouse_bridge.reconstruct.readings import one_ply
 
 if TYPE_CHECKING:
     from bughouse_bridge.bughouse.types import BoardId, BughouseMove
-from bughouse_bridge.reconstruct.flags import FlagOrder
+from bughouse_bridge.reconstruct.core import ReconstructorCore
 
 
-class Standing(FlagOrder):
+class Standing(ReconstructorCore):
     """Standing: see the module docstring."""
 
     def _still_standing(self, board: BoardId, move: BughouseMove) -> bool:
