@@ -41,6 +41,7 @@ __all__ = ["BoardSearch", "Budget", "OutOfWorkError", "Outcome", "capture_index"
 Outcome = tuple[int, ...]
 _COUNTS = 20
 _MOST_CHANGED = 4  # squares one ply changes at most (castling)
+_NARROW = 12  # where ``_key`` puts ``narrow``
 _EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
 _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
 
@@ -142,6 +143,12 @@ class BoardSearch:
 
     def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
         known = self.memo.get(key)
+        if known is None and self.narrow:
+            # The full search of the same position (made before the narrow one) found all
+            # that the narrow one would, and more: take it.
+            known = self.memo.get((*key[:_NARROW], False, *key[_NARROW + 1 :]))
+            if known is not None:
+                self.memo[key] = known  # ``paths`` follows the narrow key
         if known is not None:
             return known
         board = self._board
