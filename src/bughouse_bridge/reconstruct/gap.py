@@ -67,7 +67,7 @@ class GapLimits:
     # CPU each on the bench's machine) in all; the search gives up ("unknown") beyond.
     max_nodes: int = 200_000
     max_candidates: int = 8  # distinct end states kept (and shown to the arbiter)
-    confirm_nodes: int = 60_000  # work looking for a longer explanation ending otherwise
+    confirm_nodes: int = 200_000  # work looking for a longer explanation ending otherwise
 
 
 @dataclass(frozen=True, slots=True)
