@@ -6,7 +6,9 @@ beyond the placement (``Outcome``: the pieces dropped, the pieces captured, the 
 en passant and promoted pieces at the end) — each with the moves that lead to it. Orders of the
 same moves that reach the same position are explored once, so a gap of ten independent moves per
 side costs the positions, not the orders (the orders are counted, not listed). The lower bound of
-``bound.slack`` cuts every branch that cannot reach the placement in the plies left.
+``bound.slack`` cuts every branch that cannot reach the placement in the plies left; it is priced
+for each move before the move is played (``price.fits``), so that most moves cut are never played.
+Moves are pseudo-legal until played; a piece on a detour is followed (``detours``).
 
 Drops are searched from a *supply* (the pocket as far as this board alone can know it: abundant
 for every kind the pocket or the partner board may provide); whether the drops of an outcome were
