@@ -21,6 +21,7 @@ work cap: the position is published and the arbiter asked; *truth among candidat
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import re
 import statistics
@@ -262,8 +263,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few cases only (a smoke run)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     result = run(quick=args.quick)
     rows, figures = table(result)
+    figures["load_before"], figures["load_after"] = load_before, os.getloadavg()[0]
     print(rows)
     print({key: round(value, 1) for key, value in figures.items()})
     if not args.quick:
@@ -279,7 +282,7 @@ Real games, a gap every {STRIDE} plies of {len(GAPS)} lengths ({", ".join(map(st
 cut board) on board A, board B and both, with the clocks' evidence (side on move, both sides'
 times before and after): {figures["gaps"]:.0f} gaps. "both" includes joint cuts where the connected
 board dropped a piece captured in the gap (held, then solved together). Limits: the live default
-({LIMITS.max_nodes:,} plies tried for the shortest explanations, {LIMITS.confirm_nodes:,} more
+({LIMITS.max_nodes:,} units of work for the shortest explanations, {LIMITS.confirm_nodes:,} more
 looking for a longer one that ends otherwise).
 
 {rows}
@@ -292,8 +295,9 @@ candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. Solver time
 {figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
 (on the core's thread, not the event loop).
 
-Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; shared with
-three other developers' test runs while measured.
+Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; load average
+(1 min) {figures["load_before"]:.1f} as the run began, {figures["load_after"]:.1f} as it ended (the
+machine is shared with other developers' test runs).
 """
     readme = ROOT / "bench/README.md"
     text = readme.read_text()
@@ -307,4 +311,4 @@ three other developers' test runs while measured.
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

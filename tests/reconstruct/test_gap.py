@@ -19,7 +19,7 @@ from bughouse_bridge.reconstruct.gap import (
 )
 
 A, B = BoardId.A, BoardId.B
-SMALL = GapLimits(max_nodes=4_000)  # keeps a property run short; the bench uses the defaults
+SMALL = GapLimits(max_nodes=25_000)  # keeps a property run short; the bench uses the defaults
 
 
 def play(match: Match, board: BoardId, *ucis: str) -> Match:

@@ -118,19 +118,44 @@ def revised_chain(
     slid drop or capture) and has not stood since: the board never settled on its real square
     before the replies came. The last move is replaced only if its piece has left its square
     (the mover's hand, not the opponent's) and the replacement's piece was seen arriving."""
+    if context.presses < 1:
+        return None
+    revision = pressed_revision(match, board, physical, context)
+    if revision is None:
+        return None
+    search = _ChainSearch(
+        board, physical[board], revision.changes, context.now, skip_first=revision.last
+    )
+    plies = search.first_unique(revision.before, (context.presses + 1,))  # replacement, replies
+    return None if plies is None else Correction(plies)
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """What revising the last move starts from: the move, the position and the match before it,
+    and every sensor change since the commit before it."""
+
+    last: BughouseMove
+    parent: chess.Board
+    before: Match
+    changes: Changes
+
+
+def pressed_revision(
+    match: Match, board: BoardId, physical: Mapping[BoardId, str], context: Context
+) -> Revision | None:
+    """The last move as its own mover may still revise it: pressed but not final (only a commit
+    the scanner may have overtaken is doubted; a settled one is evidence), its piece gone from
+    its square, and the match still replaying without it."""
     last, parent = context.correctable, context.parent
-    pressed_not_final = context.firmness.pressed_not_final
-    if last is None or parent is None or not pressed_not_final or context.presses < 1:
+    if last is None or parent is None or not context.firmness.pressed_not_final:
         return None
     if not revisable(match, board, physical, last, context.firmness):
         return None
     before = before_last(match, board, context)
     if before is None:
         return None
-    changes = context.changes_of_last + context.changes
-    search = _ChainSearch(board, physical[board], changes, context.now, skip_first=last)
-    plies = search.first_unique(before, (context.presses + 1,))  # the replacement + the replies
-    return None if plies is None else Correction(plies)
+    return Revision(last, parent, before, context.changes_of_last + context.changes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from bughouse_bridge.reconstruct.chains import (
     before_last,
     fits_changes,
     pressed_chain,
+    pressed_revision,
     revisable,
     revised_chain,
 )
@@ -279,22 +280,15 @@ def _correction_and_reply(
 ) -> Reading | None:
     """The last move was read one square short (the press beat the scanner on a slide) and the
     opponent has answered already: replace it and commit the reply, if exactly one pair fits."""
-    last = context.correctable
-    # Only a commit the scanner may have overtaken is doubted; a settled one is evidence.
-    if last is None or context.parent is None or not context.firmness.pressed_not_final:
+    revision = pressed_revision(match, board, physical, context)
+    if revision is None:
         return None
-    if not revisable(match, board, physical, last, context.firmness):
-        return None
-    before = before_last(match, board, context)
-    if before is None:
-        return None
-    changes = context.changes_of_last + context.changes
     pairs = [
         pair
-        for pair in _two_ply_pairs(before, board, physical, context.now)
-        if pair[0] != last and fits_changes(context.parent, pair, changes)
+        for pair in _two_ply_pairs(revision.before, board, physical, context.now)
+        if pair[0] != revision.last and fits_changes(revision.parent, pair, revision.changes)
     ]
-    chosen = _choose_pair(pairs, before.position(board), context)
+    chosen = _choose_pair(pairs, revision.before.position(board), context)
     return None if chosen is None else Correction(chosen)
 
 

@@ -14,7 +14,19 @@ from functools import lru_cache
 import chess
 import chess.variant
 
-__all__ = ["Goal", "at_goal", "goal_of", "improving", "near", "reachable", "slack"]
+__all__ = [
+    "Goal",
+    "arrivals_cost",
+    "at_goal",
+    "castling_spare",
+    "castlings",
+    "goal_of",
+    "improving",
+    "near",
+    "reachable",
+    "slack",
+    "touched",
+]
 
 Goal = tuple[tuple[chess.Color, chess.PieceType, chess.Bitboard], ...]
 
@@ -113,7 +125,7 @@ _DISTANCES = _distance_tables()
 
 
 @lru_cache(maxsize=1 << 16)
-def _arrivals_cost(  # noqa: PLR0913, PLR0917 - one piece kind's parts, as a cache key
+def arrivals_cost(  # noqa: PLR0913, PLR0917 - one piece kind's parts, as a cache key
     color: chess.Color,
     piece_type: chess.PieceType,
     wanted: chess.Bitboard,
@@ -152,7 +164,8 @@ def reachable(
     of that type needs on an empty board (or one drop, or a promotion); castling moves two pieces
     at once (the king counts one move, the rook one spare move while castling is possible).
     Every piece not where the goal has one must leave: by a ply of its own side or by being
-    captured.
+    captured. Every square that differs must be changed by a ply, and a ply changes at most
+    two (``touched``).
     """
     return slack(position, goal, plies, refills=refills) is not None
 
@@ -188,12 +201,14 @@ def slack(
         bool(position.pawns & occupied_co[chess.WHITE]),
     )
     castles = (position.has_castling_rights(chess.BLACK), position.has_castling_rights(chess.WHITE))
+    differ = 0
     for color, piece_type, wanted in goal:
         there = by_type[piece_type] & occupied_co[color]
+        differ |= there ^ wanted
         leave[color] += (there & ~wanted).bit_count()
         if wanted & ~there:
             droppable = refills or bool(position.pockets[color].count(piece_type))
-            cost[color] += _arrivals_cost(
+            cost[color] += arrivals_cost(
                 color,
                 piece_type,
                 wanted,
@@ -202,13 +217,13 @@ def slack(
                 pawns[color],
                 castles[color],
             )
-    castling = position.castling_rights
+    if differ.bit_count() > touched(
+        plies, castlings(position, goal, castles), ep=position.ep_square is not None
+    ):
+        return None
     slack = 0
     for color in chess.COLORS:
-        # Castling brings a rook along for free, only when the goal's king stands castled.
-        castled = _CASTLED[color] & goal[_KING_INDEX[color]][2] & ~position.kings
-        home = chess.BB_RANK_1 if color else chess.BB_RANK_8
-        spare = 1 if castled and castling & home else 0
+        spare = castling_spare(position, goal, color)
         if cost[color] > own[color] + spare:
             return None
         if leave[color] > own[color] + spare + own[not color]:
@@ -216,6 +231,32 @@ def slack(
         if color == turn:
             slack = own[color] + spare - cost[color]
     return slack
+
+
+def touched(plies: int, castlings: int, *, ep: bool) -> int:
+    """The most squares ``plies`` plies can change: two each (from and to; a drop one), two
+    more for each castling (king and rook), one more for an en passant capture right away
+    (later, each needs its double step first: two plies, four squares)."""
+    return 2 * plies + 2 * castlings + (1 if ep and plies else 0)
+
+
+def castlings(position: chess.Board, goal: Goal, castles: tuple[bool, bool]) -> int:
+    """The sides that may castle to change more than two squares in one ply: those with a
+    castling right whose king is not where the goal has it (a king that castles and has to
+    come back spends two plies more, which change one new square)."""
+    return sum(
+        1
+        for color in chess.COLORS
+        if castles[color]
+        and goal[_KING_INDEX[color]][2] != position.kings & position.occupied_co[color]
+    )
+
+
+def castling_spare(position: chess.Board, goal: Goal, color: chess.Color) -> int:
+    """Castling brings a rook along for free, only when the goal's king stands castled."""
+    castled = _CASTLED[color] & goal[_KING_INDEX[color]][2] & ~position.kings
+    home = chess.BB_RANK_1 if color else chess.BB_RANK_8
+    return 1 if castled and position.castling_rights & home else 0
 
 
 _CASTLED = (chess.BB_G8 | chess.BB_C8, chess.BB_G1 | chess.BB_C1)  # by colour, black first

@@ -6,7 +6,9 @@ beyond the placement (``Outcome``: the pieces dropped, the pieces captured, the 
 en passant and promoted pieces at the end) — each with the moves that lead to it. Orders of the
 same moves that reach the same position are explored once, so a gap of ten independent moves per
 side costs the positions, not the orders (the orders are counted, not listed). The lower bound of
-``bound.slack`` cuts every branch that cannot reach the placement in the plies left.
+``bound.slack`` cuts every branch that cannot reach the placement in the plies left; it is priced
+for each move before the move is played (``price.fits``), so that most moves cut are never played.
+Moves are pseudo-legal until played; a piece on a detour is followed (``detours``).
 
 Drops are searched from a *supply* (the pocket as far as this board alone can know it: abundant
 for every kind the pocket or the partner board may provide); whether the drops of an outcome were
@@ -21,6 +23,13 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
+from bughouse_bridge.reconstruct.solver.detours import (
+    RETURNS_WITH_PREY,
+    no_detours,
+    pseudo_legal,
+    wandered,
+)
+from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, fits, terms
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -34,6 +43,8 @@ __all__ = ["BoardSearch", "Budget", "OutOfWorkError", "Outcome", "capture_index"
 Outcome = tuple[int, ...]
 _COUNTS = 20
 _MOST_CHANGED = 4  # squares one ply changes at most (castling)
+_NARROW = 12  # where ``_key`` puts ``narrow``
+_EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
 _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
 
 Key = tuple[int, ...]
@@ -49,19 +60,23 @@ def capture_index(capturer: chess.Color, piece_type: chess.PieceType) -> int:
 
 
 class OutOfWorkError(Exception):
-    """The search's budget of plies tried is spent."""
+    """The search's budget of work is spent."""
 
 
 @dataclass(slots=True)
 class Budget:
-    """Plies tried, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``."""
+    """Work done, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``. A
+    move tried (priced by the bound, played if it may lead to the goal) is one unit, a
+    position expanded (its moves generated) ``_EXPANDING``: a unit is about the same CPU time
+    whatever the gap (some 3-4 µs here)."""
 
     limit: int
     spent: int = 0
 
-    def spend(self) -> None:
-        self.spent += 1
+    def spend(self, work: int = 1) -> None:
+        self.spent += work
         if self.spent > self.limit:
+            self.spent = self.limit + 1  # the cap, as a count: never more than one over it
             raise OutOfWorkError
 
 
@@ -76,6 +91,7 @@ class BoardSearch:
     memo: dict[Key, dict[Outcome, list[Edge]]] = field(default_factory=dict)
     narrow: bool = False  # a ply to spare only for moves that change the outcome (confirming)
     _board: BughouseBoard | None = None
+    _wander: int = -1  # ``_wandered``'s state: a placed piece away from its square
     _wanted: dict[chess.Color, dict[chess.PieceType, chess.Bitboard]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -95,14 +111,17 @@ class BoardSearch:
                 for _ in range(_ABUNDANT):
                     pocket.add(piece_type)
         self._board = board
+        self._wander = -1
         return self._node(self._key(plies), plies, slack(board, self.goal, plies, refills=False))
 
     def root(self, plies: int) -> Key:
         board, self._board = self._board, self.start.copy(stack=False)
+        wander, self._wander = self._wander, -1
         try:
             return self._key(plies)
         finally:
             self._board = board
+            self._wander = wander
 
     def _key(self, left: int) -> Key:
         b = self._board
@@ -121,10 +140,17 @@ class BoardSearch:
             b.promoted,
             left,
             self.narrow,
+            self._wander,
         )
 
     def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
         known = self.memo.get(key)
+        if known is None and self.narrow:
+            # The full search of the same position (made before the narrow one) found all
+            # that the narrow one would, and more: take it.
+            known = self.memo.get((*key[:_NARROW], False, *key[_NARROW + 1 :]))
+            if known is not None:
+                self.memo[key] = known  # ``paths`` follows the narrow key
         if known is not None:
             return known
         board = self._board
@@ -135,64 +161,90 @@ class BoardSearch:
                 result[_tail(board)] = []
             self.memo[key] = result
             return result
-        mover = board.turn
-        for move in self._moves(board, left, spare):
+        self.budget.spend(_EXPANDING)
+        parts = terms(board, self.goal, self.supply)
+        checked = board.is_check()  # else moves are pseudo-legal: checked once played
+        for move in self._moves(board, left, spare, checked=checked, differ=parts.differ):
             self.budget.spend()
+            after = fits(parts, board, move, left - 1)
+            if after is CUT:
+                continue  # the bound cuts the child: not worth playing
+            wander = wandered(board, move, self._wander, parts.differ)
+            if wander == RETURNS_WITH_PREY:
+                continue
             board.push(move)
-            captured = board.captured
-            after = slack(board, self.goal, left - 1, refills=False)
-            if after is not None:
-                child_key = self._key(left - 1)
-                child = self._node(child_key, left - 1, after)
-                if child:
-                    index = (
-                        drop_index(mover, move.drop)
-                        if move.drop
-                        else None
-                        if captured is None
-                        else capture_index(mover, captured.piece_type)
-                    )
-                    for outcome in child:
-                        mine = outcome if index is None else _bump(outcome, index)
-                        result.setdefault(mine, []).append((move, child_key, outcome))
+            if checked or move.drop or not board.was_into_check():
+                outer, self._wander = self._wander, wander
+                self._child(move, left - 1, after, result)
+                self._wander = outer
             board.pop()
         self.memo[key] = result
         return result
 
-    def _moves(self, board: BughouseBoard, left: int, spare: int | None) -> list[chess.Move]:
+    def _child(
+        self, move: chess.Move, left: int, after: int | None, result: dict[Outcome, list[Edge]]
+    ) -> None:
+        """Search the position ``move`` just led to; its outcomes, with ``move``'s own drop
+        or capture counted, join ``result``."""
+        board = self._board
+        assert board is not None
+        if after == UNPRICED:
+            after = slack(board, self.goal, left, refills=False)
+        if after is None:
+            return
+        mover = not board.turn
+        captured = board.captured  # read now: the search below plays other moves
+        child_key = self._key(left)
+        child = self._node(child_key, left, after)
+        if not child:
+            return
+        index = (
+            drop_index(mover, move.drop)
+            if move.drop
+            else None
+            if captured is None
+            else capture_index(mover, captured.piece_type)
+        )
+        for outcome in child:
+            mine = outcome if index is None else _bump(outcome, index)
+            result.setdefault(mine, []).append((move, child_key, outcome))
+
+    def _moves(
+        self,
+        board: BughouseBoard,
+        left: int,
+        spare: int | None,
+        *,
+        checked: bool,
+        differ: chess.Bitboard,
+    ) -> list[chess.Move]:
         """The moves worth trying: on the last ply, only those within the squares that still
         differ from the goal; a drop, only onto a square the goal wants its kind on unless the
-        mover has a ply to spare (a drop elsewhere must then be taken, or interpose)."""
+        mover has a ply to spare (a drop elsewhere must then be taken, or interpose). Out of
+        check the moves are pseudo-legal (``_node`` drops those that leave the king attacked,
+        once played: most are cut by the bound before)."""
         mover = board.turn
         wanted = self._wanted[mover]
+        generate = chess.Board.generate_legal_moves if checked else pseudo_legal
         if left == 1:
-            differ = self._differ(board)
             if differ.bit_count() > _MOST_CHANGED:
                 return []
-            moves = list(chess.Board.generate_legal_moves(board, differ, differ))
+            moves = list(generate(board, differ, differ))
             drop_to = {kind: mask & differ for kind, mask in wanted.items()}
         elif spare is not None and spare > 0:
-            differ = self._differ(board)
             own = board.occupied_co[mover]
-            moves = list(chess.Board.generate_legal_moves(board))
-            if not board.is_check():
-                moves = _no_detours(board, moves, own & ~differ, spare)
-            # A spare ply may drop a piece where the goal has another (it is taken there
-            # later), where it can still walk to a goal square of its kind, or, in check,
-            # anywhere it interposes; a drop elsewhere would need more plies to clear its
-            # square than are to spare (not searched).
-            drop_to = {
-                kind: chess.BB_ALL
-                if board.is_check()
-                else differ
-                | near(mover, kind, mask & ~(board.pieces_mask(kind, mover) & own), spare)
-                for kind, mask in wanted.items()
-            }
-            if self.narrow and not board.is_check():
+            if checked:
+                moves = list(generate(board))
+            else:  # the pieces where the goal has them move only on a detour
+                placed = own & ~differ
+                moves = list(generate(board, chess.BB_ALL & ~placed))
+                moves += no_detours(board, placed, spare)
+            drop_to = self._spare_drops(board, differ, spare, checked=checked)
+            if self.narrow and not checked:
                 moves = self._productive(board, moves, spare=True)
         else:
             from_mask, to_mask = self._reach(board)
-            moves = list(chess.Board.generate_legal_moves(board, from_mask, to_mask))
+            moves = list(generate(board, from_mask, to_mask))
             moves = self._productive(board, moves)
             drop_to = wanted
         drops = board.legal_drop_squares_mask() & ~board.occupied
@@ -204,6 +256,28 @@ class BoardSearch:
                 chess.Move(square, square, drop=kind) for square in chess.scan_forward(squares)
             ]
         return moves
+
+    def _spare_drops(
+        self, board: BughouseBoard, differ: chess.Bitboard, spare: int, *, checked: bool
+    ) -> dict[chess.PieceType, chess.Bitboard]:
+        """Where a spare ply may drop each kind: where the goal has another piece (it is taken
+        there later), where it can still walk to a goal square of its kind, where it can take
+        an enemy piece that must leave (``P@g5`` then ``gxf6``: a ply more), or, in check,
+        anywhere it interposes. A drop elsewhere would need more plies to clear its square
+        than are to spare (not searched)."""
+        mover = board.turn
+        own = board.occupied_co[mover]
+        doomed = board.occupied_co[not mover] & differ
+        drop_to = {}
+        for kind, mask in self._wanted[mover].items():
+            if checked:
+                drop_to[kind] = chess.BB_ALL
+                continue
+            missing = mask & ~(board.pieces_mask(kind, mover) & own)
+            drop_to[kind] = differ | near(mover, kind, missing, spare)
+            if spare > 1 and doomed:
+                drop_to[kind] |= near(mover, kind, doomed, spare - 1)
+        return drop_to
 
     def _productive(
         self, board: BughouseBoard, moves: list[chess.Move], *, spare: bool = False
@@ -277,13 +351,6 @@ class BoardSearch:
             targets |= chess.BB_ALL
         return sources, targets
 
-    def _differ(self, board: BughouseBoard) -> chess.Bitboard:
-        """The squares whose piece is not the goal's."""
-        differ = 0
-        for color, kind, wanted in self.goal:
-            differ |= wanted ^ board.pieces_mask(kind, color)
-        return differ
-
     def count(self, key: Key, outcome: Outcome, cache: dict[tuple[Key, Outcome], int]) -> int:
         """How many sequences lead from ``key`` to ``outcome``."""
         edges = self.memo[key][outcome]
@@ -309,24 +376,6 @@ class BoardSearch:
         for move, child, sub in _ranked(edges, last):
             for rest in self._paths(child, sub, move):
                 yield [move, *rest]
-
-
-def _no_detours(
-    board: BughouseBoard, moves: list[chess.Move], placed: chess.Bitboard, spare: int
-) -> list[chess.Move]:
-    """A piece standing where the goal has it (``placed``) walks away only to come back: two
-    plies spent to pass the move (a tempo the side on move needs), never a capture on the way
-    (a piece that takes and returns is not told from a hand in the middle of a capture, which
-    leaves both squares empty: that placement stays unexplained until the piece lands)."""
-    return [
-        move
-        for move in moves
-        if not placed & chess.BB_SQUARES[move.from_square]
-        or (spare >= _DETOUR and not board.is_capture(move))
-    ]
-
-
-_DETOUR = 2  # plies of a piece that goes and comes back
 
 
 def _ranked(edges: Iterable[Edge], last: chess.Move | None) -> list[Edge]:

@@ -3,7 +3,8 @@
 For each cut board the lengths the evidence allows (the side on move fixes the parity, the
 clocks cap each side's plies) are searched in increasing order, each board alone
 (``search.BoardSearch``: the placement difference prunes, a memo per position merges the orders);
-the combinations of lengths are then taken fewest plies in all first (``joint.combine``). The
+the combinations of lengths are then taken fewest plies in all first, the shorter board of each
+searched first (a board no length that short explains ends it at once; ``joint.combine``). The
 first total that explains the placements is the shortest; every end state it reaches is a
 candidate. A longer explanation (two plies more) is looked for only where it could end
 differently — a drop whose piece is taken at once, a capture answered by a drop of the same
@@ -106,13 +107,15 @@ class _Driver:
             if not self.confirming:
                 self.confirming = True
                 self.budget.limit = self.budget.spent + self.confirm_nodes
-        chosen = []
-        for board, count in plies.items():
+        # The shortest lengths first (a board whose placement no length this short explains
+        # is known at once): a long search of one board is never made for nothing.
+        levels = {}
+        for board, count in sorted(plies.items(), key=lambda item: item[1]):
             level = self._level(board, count)
             if not level.outcomes:
                 return True
-            chosen.append(level)
-        combine(self.match, chosen, self.found)
+            levels[board] = level
+        combine(self.match, [levels[board] for board in plies], self.found)
         if self.found and self.shortest is None:
             self.shortest = total
         if total == self.shortest:
