@@ -224,18 +224,9 @@ class Handlers(Committer):
         now: float,
     ) -> list[Outcome]:
         state = self._boards[board]
-        if board in self._resync.guessed():
-            # The board's position is a gap's guess (or follows from one): a board that stays
-            # unexplained is more of the gap, not a fault of the players; it is solved from the
-            # game as it stands, so the broadcast never stays behind the board. Timed from the
-            # first reading that committed nothing, not from the last change: in fast play the
-            # placement changes every second or two, and would never stand unexplained so long.
-            since = state.changed_at if state.lost_track_at is None else state.lost_track_at
-            due = since + self.config.unexplained_limit
-            if now < due:
-                self._wake(board, due)
-                return []
-            return self._resync.reconcile(board, now)
+        more_of_a_gap = self._resync.unexplained(board, now)
+        if more_of_a_gap is not None:
+            return more_of_a_gap
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
             self._wake(board, due)

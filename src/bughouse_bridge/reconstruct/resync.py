@@ -6,7 +6,8 @@ left to the arbiter. Recoveries and fills are guesses, and the side on move they
 ``Resync`` is a plain object the reconstructor holds (not a layer of it, as ``flags.Flags``): it
 owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only through its doors
 (``gap_doors.GapDoors``). Its interface: ``review`` (a reading: ``Proceed | Reread | Handled``),
-``settle_gap`` and ``reconcile`` (a link back), ``supplied`` (a drop the guessed pockets lack),
+``settle_gap`` (a link back, once its board settled), ``unexplained`` (a board on a guess nothing
+explains), ``supplied`` (a drop the guessed pockets lack),
 ``guessed``, ``move_committed`` (a move confirms a recovery's side on move),
 ``pressed_without_move`` and ``press_still_owed`` (what a press tells of the side on move after
 a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
@@ -94,6 +95,23 @@ class Resync(Refills):
             return Handled(redone)
         return Proceed()
 
+    def unexplained(self, board: BoardId, now: float) -> list[Outcome] | None:
+        """A board nothing explains whose position is a gap's guess (or follows from one): it
+        is more of the gap, not a fault of the players; it is solved from the game as it
+        stands, so the broadcast never stays behind the board. Timed from the first reading
+        that committed nothing, not from the last change: in fast play the placement changes
+        every second or two, and would never stand unexplained so long. ``None``: the board is
+        on no guess, its placement is the players' (an ``unexplained_position`` alert)."""
+        if board not in self._gaps.guessed():
+            return None
+        state = self._boards[board]
+        since = state.changed_at if state.lost_track_at is None else state.lost_track_at
+        due = since + self.config.unexplained_limit
+        if now < due:
+            self._doors.wake(board, due)
+            return []
+        return self._reconcile(board, now)
+
     def settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
         due = state.changed_at + self.config.stability_window
@@ -103,7 +121,7 @@ class Resync(Refills):
         settling = state.link
         assert isinstance(settling, Settling)
         state.link_event(Reconciled())
-        return self.reconcile(board, now, settling)
+        return self._reconcile(board, now, settling)
 
     def _explain_later(
         self, board: BoardId, solution: GapSolution, now: float, settling: Settling | None
@@ -127,7 +145,7 @@ class Resync(Refills):
         self._doors.wake(board, deadline)
         return True
 
-    def reconcile(
+    def _reconcile(
         self, board: BoardId, now: float, settling: Settling | None = None
     ) -> list[Outcome]:
         """A link is back (or the dump asked for by ``resync``/a start-up): find the plies that
