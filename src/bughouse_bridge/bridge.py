@@ -59,6 +59,7 @@ class _Parts:
     publisher: Publisher
     games: GameLifecycle
     reconstructor: MatchReconstructor
+    set_up: frozenset[BoardId] = frozenset()  # boards seen in the start position since a result
 
 
 class Bridge:
@@ -230,6 +231,7 @@ class Bridge:
         game that ends is archived under its own name, the next begins with everything
         game-scoped fresh, and both boards are read again."""
         parts = self._parts
+        parts.set_up = frozenset()
         finished = parts.games.current
         files, problems = parts.games.start_game(now, next_game=next_game)
         game = parts.games.current
@@ -262,15 +264,16 @@ class Bridge:
     # -- internals ----------------------------------------------------------------------------
 
     def _hall_next_game(self, now: float) -> Output:
-        """A hall box starts the next game by itself once both boards stand in the start
-        position after a result."""
+        """A hall box starts the next game by itself once each board has stood in the start
+        position since the result — not necessarily both at once: the players of one board
+        may start before the other board is set up, and their first move is the next game's."""
         parts = self._parts
         reconstructor = parts.reconstructor
-        if (
-            parts.games.hall_table is None
-            or reconstructor.match.result is None
-            or not reconstructor.shows_start_position()
-        ):
+        if parts.games.hall_table is None or reconstructor.match.result is None:
+            parts.set_up = frozenset()
+            return Output()
+        parts.set_up |= reconstructor.boards_in_start_position()
+        if parts.set_up != frozenset(BoardId):
             return Output()
         return self.start_game(now, next_game=True)
 

@@ -68,8 +68,8 @@ class ScriptedReconstructor(MatchReconstructor):
         events = self.match.resolve_gap(gap, self.script.gaps.pop(gap), t=now)
         return list(events)
 
-    def shows_start_position(self) -> bool:
-        return self.script.start_position
+    def boards_in_start_position(self) -> frozenset[BoardId]:
+        return frozenset(BoardId) if self.script.start_position else frozenset()
 
 
 def scripted_bridge(preset: str = "dsj", **changes: Any) -> Bridge:

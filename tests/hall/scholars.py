@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from functools import cache
 
+import chess
+
 from bughouse_bridge.bughouse.bpgn import BpgnGame, parse_bpgn
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.emulator.game import game_scenario
 from bughouse_bridge.emulator.playback import run_scenario
+from bughouse_bridge.emulator.scenario import Scenario
 
 SCHOLARS_MATE = """[Event "hall test"]
 [WhiteA "a"][BlackA "b"][WhiteB "c"][BlackB "d"]
@@ -37,3 +40,38 @@ def games_in_a_row(count: int) -> tuple[Chunks, ...]:
         games.append(tuple((r.t + offset, r.link, r.data) for r in records if r.direction == "rx"))
         final, offset = plan.final, offset + plan.end + 1.0
     return tuple(games)
+
+
+@cache
+def hasty_set_up() -> tuple[Chunks, Chunks]:
+    """Scholar's mate, then the boards set up again one after the other: board B's pieces are
+    being put away, board A is set up and White A plays e4 (and presses) while board B is
+    still not set up again."""
+    rules = get_preset("fics")
+    plan = game_scenario(scholars_mate(), rules=rules, seed=1)
+    records = run_scenario(plan.scenario).records
+    first = tuple((r.t, r.link, r.data) for r in records if r.direction == "rx")
+    scenario = Scenario(plan.scenario.configs, seed=2, placements=plan.final)
+    for link in ("A", "B"):
+        scenario.host_startup(link)  # the boards talk to the box from their own start
+    start = chess.BaseBoard()
+    scenario.hands("B").lift(chess.G1)  # board B's players put their pieces away first
+    scenario.wait(0.5)
+    scenario.hands("A").arrange(start, 1.5)
+    scenario.wait(1.0)
+    hands = scenario.hands("A")
+    hands.lift(chess.E2)
+    scenario.wait(0.3)
+    hands.place(chess.E4)
+    scenario.wait(0.3)
+    hands.press_clock()
+    scenario.wait(0.5)
+    scenario.hands("B").arrange(start, 1.5)
+    scenario.wait(3.0)
+    offset = plan.end + 1.0
+    second = tuple(
+        (r.t + offset, r.link, r.data)
+        for r in run_scenario(scenario).records
+        if r.direction == "rx"
+    )
+    return first, second

@@ -10,7 +10,7 @@ import subprocess
 from datetime import UTC, datetime
 
 import pytest
-from scholars import games_in_a_row
+from scholars import games_in_a_row, hasty_set_up
 
 from bughouse_bridge.bridge import Bridge, BridgeConfig, Output, replay_chunks
 from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
@@ -546,3 +546,22 @@ def test_a_garbled_round_is_refused_and_changes_nothing(payload, error):
     assert error in response["error"]
     assert output == Output()
     assert bridge.topics.state.endswith("/r0-t1/state")
+
+
+def test_the_next_game_starts_when_each_board_was_set_up_one_after_the_other():
+    """After a result the boards are set up again one at a time; board A's players do not wait
+    and play e4 before board B stands ready. Each board has been seen in the start position
+    since the result: the next game starts, and e4 is its first move, not a move after the
+    result of the game before."""
+    first_game, hasty = hasty_set_up()
+    bridge = hall_bridge()
+    round_command(bridge, round_text(1), 0.0)
+    output = replay_chunks(bridge, first_game)
+    output += replay_chunks(bridge, hasty)
+    events = list(output.events)
+    results = [e["match"] for e in events if e["type"] == "result"]
+    assert results == ["r1-t1"]
+    assert bridge.game.id.match == "r1-t1-g2"
+    moves = [(e["match"], e["san"]) for e in events if e["type"] == "move"]
+    assert moves[-1] == ("r1-t1-g2", "e4")
+    assert not [e for e in events if e["match"] == "r1-t1-g2" and e.get("after_result")]

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bughouse_bridge.bughouse.board import BughouseBoard
-from bughouse_bridge.reconstruct.solver.bound import goal_of, slack, touched
+from bughouse_bridge.reconstruct.solver.bound import Goal, goal_of, slack, touched
 from bughouse_bridge.reconstruct.solver.price import UNPRICED, fits, terms
 
 _KINDS = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -41,16 +41,21 @@ def walks(draw: st.DrawFn) -> tuple[BughouseBoard, list[chess.Move]]:
 _SUPPLY: dict[chess.Color, tuple[int, ...]] = dict.fromkeys(chess.COLORS, _KINDS)
 
 
+def _reached(start: BughouseBoard, moves: list[chess.Move]) -> Goal:
+    """The goal the walk reaches: its end placement."""
+    end = start.copy(stack=False)
+    for move in moves:
+        end.push(move)
+    return goal_of(end.board_fen())
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walks())
 def test_a_move_priced_before_it_is_played_has_the_slack_it_has_once_played(
     walk: tuple[BughouseBoard, list[chess.Move]],
 ) -> None:
     start, moves = walk
-    end = start.copy(stack=False)
-    for move in moves:
-        end.push(move)
-    goal = goal_of(end.board_fen())
+    goal = _reached(start, moves)
     parts = terms(start, goal, _SUPPLY)
     plies = len(moves) - 1
     for move in start.legal_moves:
@@ -67,10 +72,7 @@ def test_the_bound_never_cuts_the_walk_that_reached_the_goal(
     walk: tuple[BughouseBoard, list[chess.Move]],
 ) -> None:
     start, moves = walk
-    end = start.copy(stack=False)
-    for move in moves:
-        end.push(move)
-    goal = goal_of(end.board_fen())
+    goal = _reached(start, moves)
     board = start.copy(stack=False)
     for played, move in enumerate(moves):
         left = len(moves) - played

@@ -229,11 +229,12 @@ class MatchReconstructor(Reader):
             self._boards[board].changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
-    def shows_start_position(self) -> bool:
-        """Both boards physically stand in the start position (the hall's automatic new game)."""
-        return all(
-            self._boards[board].occupancy.known and self._physical(board) == START_PLACEMENT
+    def boards_in_start_position(self) -> frozenset[BoardId]:
+        """The boards that physically stand in the start position (the hall's next game)."""
+        return frozenset(
+            board
             for board in BoardId
+            if self._boards[board].occupancy.known and self._physical(board) == START_PLACEMENT
         )
 
     def _on_dump(self, board: BoardId, dump: BoardDump, now: float) -> list[Outcome]:
