@@ -18,12 +18,13 @@ import chess
 
 from bughouse_bridge.bughouse.board import BughouseBoard
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
-from bughouse_bridge.reconstruct.solver.search import BoardSearch, Key, Outcome, drops
+from bughouse_bridge.reconstruct.solver.outcome import Outcome, drops
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.reconstruct.solver.search import BoardSearch, Key
 
 __all__ = ["Explained", "Level", "combine", "end_state", "interleave"]
 

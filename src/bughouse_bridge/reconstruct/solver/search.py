@@ -29,6 +29,13 @@ from bughouse_bridge.reconstruct.solver.detours import (
     pseudo_legal,
     wandered,
 )
+from bughouse_bridge.reconstruct.solver.outcome import (
+    Outcome,
+    bumped,
+    capture_index,
+    drop_index,
+    ending,
+)
 from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, fits, terms
 
 if TYPE_CHECKING:
@@ -36,12 +43,8 @@ if TYPE_CHECKING:
 
     from bughouse_bridge.bughouse.board import BughouseBoard
 
-__all__ = ["BoardSearch", "Budget", "OutOfWorkError", "Outcome", "capture_index", "drop_index"]
+__all__ = ["BoardSearch", "Budget", "Edge", "Key", "OutOfWorkError"]
 
-# An outcome: drops per (colour, kind) [0:10], captures per (capturer's colour, kind) [10:20],
-# then castling rights, en passant square (-1: none) and promoted mask at the end.
-Outcome = tuple[int, ...]
-_COUNTS = 20
 _MOST_CHANGED = 4  # squares one ply changes at most (castling)
 _NARROW = 12  # where ``_key`` puts ``narrow``
 _EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
@@ -49,14 +52,6 @@ _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never ru
 
 Key = tuple[int, ...]
 Edge = tuple[chess.Move, Key, Outcome]  # the move, the position after it, the outcome it leads to
-
-
-def drop_index(color: chess.Color, piece_type: chess.PieceType) -> int:
-    return int(color) * 5 + piece_type - 1
-
-
-def capture_index(capturer: chess.Color, piece_type: chess.PieceType) -> int:
-    return 10 + int(capturer) * 5 + piece_type - 1
 
 
 class OutOfWorkError(Exception):
@@ -158,7 +153,7 @@ class BoardSearch:
         result: dict[Outcome, list[Edge]] = {}
         if left == 0:
             if at_goal(board, self.goal):
-                result[_tail(board)] = []
+                result[ending(board)] = []
             self.memo[key] = result
             return result
         self.budget.spend(_EXPANDING)
@@ -206,7 +201,7 @@ class BoardSearch:
             else capture_index(mover, captured.piece_type)
         )
         for outcome in child:
-            mine = outcome if index is None else _bump(outcome, index)
+            mine = outcome if index is None else bumped(outcome, index)
             result.setdefault(mine, []).append((move, child_key, outcome))
 
     def _moves(
@@ -388,20 +383,3 @@ def _ranked(edges: Iterable[Edge], last: chess.Move | None) -> list[Edge]:
         return (0 if answers else 1, 1 if move.drop else 0)
 
     return sorted(edges, key=rank)
-
-
-def _bump(outcome: Outcome, index: int) -> Outcome:
-    return (*outcome[:index], outcome[index] + 1, *outcome[index + 1 :])
-
-
-def _tail(board: BughouseBoard) -> Outcome:
-    ep = board.ep_square if board.ep_square is not None and board.has_legal_en_passant() else -1
-    return (*((0,) * _COUNTS), board.clean_castling_rights(), ep, board.promoted)
-
-
-def drops(outcome: Outcome, color: chess.Color, piece_type: chess.PieceType) -> int:
-    return outcome[drop_index(color, piece_type)]
-
-
-def captures(outcome: Outcome, capturer: chess.Color, piece_type: chess.PieceType) -> int:
-    return outcome[capture_index(capturer, piece_type)]
