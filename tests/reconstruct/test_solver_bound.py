@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import chess
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trace_gen import real_games
 
 from bughouse_bridge.bughouse.board import BughouseBoard
-from bughouse_bridge.reconstruct.solver.bound import Goal, goal_of, slack, touched
+from bughouse_bridge.bughouse.match import Match
+from bughouse_bridge.bughouse.rules import get_preset
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.solver.bound import (
+    Goal,
+    arrivals_cost,
+    goal_of,
+    slack,
+    touched,
+)
 from bughouse_bridge.reconstruct.solver.price import UNPRICED, fits, terms
 
 _KINDS = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -86,3 +97,70 @@ def test_the_squares_a_ply_can_change() -> None:
     assert touched(1, 1, ep=False) == 4  # a castling: king and rook
     assert touched(1, 0, ep=True) == 3  # en passant right away: the taken pawn's square too
     assert touched(0, 2, ep=True) == 4
+
+
+@pytest.mark.parametrize(
+    ("king", "target", "castling", "plies"),
+    [
+        (chess.E8, chess.H6, "kq", 3),  # castled to g8 or not: three moves to h6
+        (chess.E8, chess.G8, "kq", 1),  # castling itself
+        (chess.E8, chess.C8, "q", 1),
+        (chess.E8, chess.B8, "kq", 2),  # castled to c8, then a step
+        (chess.E8, chess.E6, "kq", 2),  # a walk is shorter than castling and coming back
+        (chess.E8, chess.H6, "", 3),
+    ],
+)
+def test_a_king_that_may_castle_still_walks_from_its_castled_square(
+    king: chess.Square, target: chess.Square, castling: str, plies: int
+) -> None:
+    """Castling is one move to the g- or c-file, not one move to anywhere."""
+    kings = chess.BB_SQUARES[king]
+    assert (
+        arrivals_cost(
+            chess.BLACK, chess.KING, chess.BB_SQUARES[target], kings, False, True, bool(castling)
+        )
+        == plies
+    )
+
+
+def _bundled_walks() -> list[tuple[BughouseBoard, list[chess.Move]]]:
+    """Every board's positions in the bundled real games, with the plies played after each."""
+    positions: list[tuple[BughouseBoard, list[chess.Move]]] = []
+    for game in real_games().values():
+        match = Match(get_preset("fics"))
+        played: list[tuple[BoardId, BughouseBoard, int]] = []
+        plies: dict[BoardId, list[chess.Move]] = {board: [] for board in BoardId}
+        for bpgn_move in game.moves:
+            move = match.parse_san(bpgn_move.board, bpgn_move.san)
+            board = BughouseBoard(match.fen(move.board))
+            played.append((move.board, board, len(plies[move.board])))
+            plies[move.board].append(move.move)
+            match.play(move, t=0.0)
+        positions += [(board, plies[on][index:]) for on, board, index in played]
+    return positions
+
+
+_REAL = _bundled_walks()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_REAL), st.integers(1, 20))
+def test_the_bound_never_cuts_the_plies_really_played_in_a_game(
+    position: tuple[BughouseBoard, list[chess.Move]], length: int
+) -> None:
+    """On real bughouse games (drops, sacrifices, castling): a gap of 1-20 plies of one board
+    is never cut by the bound, before or after each ply, the pockets as the search's supply."""
+    start, rest = position
+    moves = rest[:length]
+    board = start.copy(stack=False)
+    for color in chess.COLORS:
+        for kind in _KINDS:
+            for _ in range(40):
+                board.pockets[color].add(kind)
+    goal = _reached(board, moves)
+    for played, move in enumerate(moves):
+        left = len(moves) - played
+        assert slack(board, goal, left, refills=False) is not None, (board.fen(), move.uci())
+        assert fits(terms(board, goal, _SUPPLY), board, move, left - 1) is not None
+        board.push(move)
+    assert slack(board, goal, 0, refills=False) is not None

@@ -147,7 +147,9 @@ def arrivals_cost(  # noqa: PLR0913, PLR0917 - one piece kind's parts, as a cach
         if promotable and piece_type not in {chess.PAWN, chess.KING}:
             best = min(best, 1 if chess.BB_SQUARES[square] & last_rank else 2)  # a promotion
         if castles and piece_type == chess.KING:
-            best = 1  # castling: compared with a king walk, one move spared (see ``reachable``)
+            # Castling takes the king to the c- or g-file square of its home rank in one move;
+            # it walks on from there (``h6`` from ``e8`` is three moves, castled or not).
+            best = min(1 + table[castled][square] for castled in _CASTLED_TO[color])
         for start in chess.scan_forward(there):
             best = min(best, table[start][square])
         total += best
@@ -162,7 +164,8 @@ def reachable(
     A lower bound per colour, never more than the truth: every square whose goal piece is not
     there yet needs that piece brought in, at least as many of its own moves as the nearest piece
     of that type needs on an empty board (or one drop, or a promotion); castling moves two pieces
-    at once (the king counts one move, the rook one spare move while castling is possible).
+    at once (the king counts one move to its castled square, the rook one spare move while
+    castling is possible).
     Every piece not where the goal has one must leave: by a ply of its own side or by being
     captured. Every square that differs must be changed by a ply, and a ply changes at most
     two (``touched``).
@@ -260,6 +263,7 @@ def castling_spare(position: chess.Board, goal: Goal, color: chess.Color) -> int
 
 
 _CASTLED = (chess.BB_G8 | chess.BB_C8, chess.BB_G1 | chess.BB_C1)  # by colour, black first
+_CASTLED_TO = ((chess.G8, chess.C8), (chess.G1, chess.C1))  # the king's squares once castled
 # Where ``goal_of`` puts each colour's king mask (colours in ``chess.COLORS`` order: white first).
 _KING_INDEX = (len(chess.PIECE_TYPES) * 2 - 1, len(chess.PIECE_TYPES) - 1)
 

@@ -7,7 +7,8 @@ the move changes): most moves the bound would cut after ``push`` are cut here, a
 of the cost of playing and taking them back. Exactly the same arithmetic as ``slack``; a move
 that changes anything else the bound reads (castling rights, a king that may still castle, a
 promotion, en passant, the last pawn of a colour) is not priced here (``fits`` says
-``UNPRICED``; the search plays it and asks ``slack``).
+``UNPRICED``; the search plays it and asks ``slack``), nor is the drop of a pocket's last
+piece of its kind (the kind is no longer droppable).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import chess
+import chess.variant
 
 from bughouse_bridge.reconstruct.solver.bound import (
     Goal,
@@ -51,9 +53,11 @@ class Terms:
     occupied: int  # the goal's occupied squares
 
 
-def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]) -> Terms:
-    """The parts of ``slack(board, goal, ..., refills=False)`` when the pocket holds
-    ``supply``'s kinds (the search's pocket never runs out of them)."""
+def terms(
+    board: chess.variant.CrazyhouseBoard, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]
+) -> Terms:
+    """The parts of ``slack(board, goal, ..., refills=False)``; ``supply``: the kinds the
+    search may drop (those its pocket holds now are droppable)."""
     occupied_co = board.occupied_co
     by_type = (0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     pawns = (bool(board.pawns & occupied_co[0]), bool(board.pawns & occupied_co[1]))
@@ -72,7 +76,7 @@ def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, .
         occupied |= want
         there[index] = mask
         wanted[index] = want
-        droppable[index] = kind in supply[color]
+        droppable[index] = kind in supply[color] and bool(board.pockets[color].count(kind))
         leave_sum[color] += (mask & ~want).bit_count()
         if want & ~mask:
             cost[index] = arrivals_cost(
@@ -96,12 +100,16 @@ def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, .
     )
 
 
-def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int | None:
+def fits(
+    parts: Terms, board: chess.variant.CrazyhouseBoard, move: chess.Move, plies: int
+) -> int | None:
     """``slack`` of the child of ``move`` (``plies`` more plies): ``CUT`` when the bound cuts
     it, ``UNPRICED`` when the move is not priced here (see the module)."""
     if board.castling_rights & chess.BB_SQUARES[move.to_square]:
         return UNPRICED
     if move.drop:
+        if board.pockets[board.turn].count(move.drop) == 1:
+            return UNPRICED  # its last piece: the kind is no longer droppable after it
         return _drop(parts, board.turn, move.drop, move.to_square, plies)
     return _move(parts, board, move, plies)
 

@@ -146,7 +146,9 @@ def _search(
         )
         for color in chess.COLORS
     }
-    return BoardSearch(start, goal_of(targets[board]), supply, budget)
+    # With the partner board connected its moves are in the match: the pocket is all there is.
+    exact = board.other not in targets
+    return BoardSearch(start, goal_of(targets[board]), supply, budget, exact=exact)
 
 
 def _deliverable(
