@@ -15,6 +15,7 @@ from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.solver.bound import (
     Goal,
     arrivals_cost,
+    emptied,
     goal_of,
     slack,
     touched,
@@ -164,3 +165,28 @@ def test_the_bound_never_cuts_the_plies_really_played_in_a_game(
         assert fits(terms(board, goal, _SUPPLY), board, move, left - 1) is not None
         board.push(move)
     assert slack(board, goal, 0, refills=False) is not None
+
+
+def test_the_squares_plies_can_leave_empty() -> None:
+    assert emptied(3, 0, ep=False) == 3  # a departure per ply (a drop: none)
+    assert emptied(1, 1, ep=False) == 2  # a castling: king and rook leave
+    assert emptied(1, 0, ep=True) == 2  # en passant right away: the taken pawn's square too
+    assert emptied(0, 1, ep=True) == 1
+
+
+@pytest.mark.parametrize(
+    ("start", "target", "plies", "reachable"),
+    [
+        # Three white pieces must leave their squares (a1, e5, f1) and one black (c7): four
+        # departures, three plies (two squares per ply would allow it).
+        ("r2k3r/ppp2ppp/4p3/4B3/8/8/8/R3KB2 w - - 0 1", "r2k3r/pp3ppp/4p3/8/8/8/8/4K3", 3, False),
+        ("r2k3r/ppp2ppp/4p3/4B3/8/8/8/R3KB2 w - - 0 1", "r2k3r/pp3ppp/4p3/8/8/8/8/4K3", 4, True),
+        # A capture leaves one square and takes on another: one departure.
+        ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "4k3/8/8/3P4/8/8/8/4K3", 1, True),
+    ],
+)
+def test_every_square_to_empty_needs_a_ply_that_leaves_it(
+    start: str, target: str, plies: int, reachable: bool
+) -> None:
+    board = BughouseBoard(start)
+    assert (slack(board, goal_of(target), plies, refills=True) is not None) is reachable

@@ -25,6 +25,7 @@ __all__ = [
     "near",
     "reachable",
     "slack",
+    "emptied",
     "touched",
 ]
 
@@ -168,7 +169,8 @@ def reachable(
     castling is possible).
     Every piece not where the goal has one must leave: by a ply of its own side or by being
     captured. Every square that differs must be changed by a ply, and a ply changes at most
-    two (``touched``).
+    two (``touched``). Every square occupied now and empty in the goal must be left by a ply,
+    and a ply leaves one square (``emptied``).
     """
     return slack(position, goal, plies, refills=refills) is not None
 
@@ -204,10 +206,11 @@ def slack(
         bool(position.pawns & occupied_co[chess.WHITE]),
     )
     castles = (position.has_castling_rights(chess.BLACK), position.has_castling_rights(chess.WHITE))
-    differ = 0
+    differ = wanted_squares = 0
     for color, piece_type, wanted in goal:
         there = by_type[piece_type] & occupied_co[color]
         differ |= there ^ wanted
+        wanted_squares |= wanted
         leave[color] += (there & ~wanted).bit_count()
         if wanted & ~there:
             droppable = refills or bool(position.pockets[color].count(piece_type))
@@ -220,9 +223,11 @@ def slack(
                 pawns[color],
                 castles[color],
             )
-    if differ.bit_count() > touched(
-        plies, castlings(position, goal, castles), ep=position.ep_square is not None
-    ):
+    castling = castlings(position, goal, castles)
+    ep = position.ep_square is not None
+    if differ.bit_count() > touched(plies, castling, ep=ep):
+        return None
+    if (position.occupied & ~wanted_squares).bit_count() > emptied(plies, castling, ep=ep):
         return None
     slack = 0
     for color in chess.COLORS:
@@ -241,6 +246,15 @@ def touched(plies: int, castlings: int, *, ep: bool) -> int:
     more for each castling (king and rook), one more for an en passant capture right away
     (later, each needs its double step first: two plies, four squares)."""
     return 2 * plies + 2 * castlings + (1 if ep and plies else 0)
+
+
+def emptied(plies: int, castlings: int, *, ep: bool) -> int:
+    """The most squares occupied now that ``plies`` plies can leave empty. The first time such
+    a square empties, a piece leaves it: one square per ply (a drop leaves none), two for a
+    castling; en passant empties a square without leaving it, but the pawn it takes stood
+    there since its double step just before, so only the pawn of a double step played before
+    the gap (en passant right away) was there at the start."""
+    return plies + castlings + (1 if ep and plies else 0)
 
 
 def castlings(position: chess.Board, goal: Goal, castles: tuple[bool, bool]) -> int:

@@ -3,7 +3,7 @@
 ``bound.slack`` of a position is a sum of terms per colour and kind of piece. A plain move
 changes at most two of them (the moved kind, the captured kind), so the child's bound is the
 parent's with those two terms recomputed (and the squares that differ, with the two squares
-the move changes): most moves the bound would cut after ``push`` are cut here, at a fraction
+the move changes, and the squares to empty): most moves the bound would cut after ``push`` are cut here, at a fraction
 of the cost of playing and taking them back. Exactly the same arithmetic as ``slack``; a move
 that changes anything else the bound reads (castling rights, a king that may still castle, a
 promotion, en passant, the last pawn of a colour) is not priced here (``fits`` says
@@ -23,6 +23,7 @@ from bughouse_bridge.reconstruct.solver.bound import (
     arrivals_cost,
     castling_spare,
     castlings,
+    emptied,
     touched,
 )
 
@@ -51,6 +52,7 @@ class Terms:
     differ: int  # the squares whose piece is not the goal's
     castlings: int  # ``bound.castlings``
     occupied: int  # the goal's occupied squares
+    emptying: int  # the squares occupied now that the goal has empty (``bound.emptied``)
 
 
 def terms(
@@ -97,6 +99,7 @@ def terms(
         differ,
         castlings(board, goal, castles),
         occupied,
+        board.occupied & ~occupied,
     )
 
 
@@ -123,6 +126,9 @@ def _drop(
     moved = int(mover) * _KINDS + kind
     differ = parts.differ & ~to_bb | (to_bb & ~parts.wanted[moved])
     if differ.bit_count() > touched(plies, parts.castlings, ep=False):
+        return CUT
+    emptying = parts.emptying | (to_bb & ~parts.occupied)
+    if emptying.bit_count() > emptied(plies, parts.castlings, ep=False):
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
@@ -153,6 +159,9 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
     )
     double_step = kind == chess.PAWN and abs(move.to_square - move.from_square) == _DOUBLE_STEP
     if differ.bit_count() > touched(plies, parts.castlings, ep=double_step):
+        return CUT
+    emptying = parts.emptying & ~from_bb | (to_bb & ~parts.occupied)
+    if emptying.bit_count() > emptied(plies, parts.castlings, ep=double_step):
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
