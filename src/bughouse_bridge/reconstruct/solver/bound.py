@@ -20,12 +20,12 @@ __all__ = [
     "at_goal",
     "castling_spare",
     "castlings",
+    "emptied",
     "goal_of",
     "improving",
     "near",
     "reachable",
     "slack",
-    "emptied",
     "touched",
 ]
 
