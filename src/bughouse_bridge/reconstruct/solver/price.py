@@ -4,9 +4,10 @@
 changes at most two of them (the moved kind, the captured kind), so the child's bound is the
 parent's with those two terms recomputed (and the squares that differ, with the two squares
 the move changes, and the squares to empty): most moves the bound would cut after ``push``
-are cut here, at a fraction of the cost of playing and taking them back. Exactly the same arithmetic as ``slack``; a move
-that changes anything else the bound reads (castling rights, a king that may still castle, a
-promotion, en passant, the last pawn of a colour) is not priced here (``fits`` says
+are cut here, at a fraction of the cost of playing and taking them back. Exactly the same
+arithmetic as ``slack``; a move that changes anything else the bound reads (castling rights, a
+king that may still castle, a promotion, en passant, the last pawn of a colour) is not priced
+here (``fits`` says
 ``UNPRICED``; the search plays it and asks ``slack``), nor is the drop of a pocket's last
 piece of its kind (the kind is no longer droppable).
 """
