@@ -7,9 +7,7 @@ the move changes, and the squares to empty): most moves the bound would cut afte
 are cut here, at a fraction of the cost of playing and taking them back. Exactly the same
 arithmetic as ``slack``; a move that changes anything else the bound reads (castling rights, a
 king that may still castle, a promotion, en passant, the last pawn of a colour) is not priced
-here (``fits`` says
-``UNPRICED``; the search plays it and asks ``slack``), nor is the drop of a pocket's last
-piece of its kind (the kind is no longer droppable).
+here (``fits`` says ``UNPRICED``; the search plays it and asks ``slack``).
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import chess
-import chess.variant
 
 from bughouse_bridge.reconstruct.solver.bound import (
     Goal,
@@ -56,11 +53,9 @@ class Terms:
     emptying: int  # the squares occupied now that the goal has empty (``bound.emptied``)
 
 
-def terms(
-    board: chess.variant.CrazyhouseBoard, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]
-) -> Terms:
-    """The parts of ``slack(board, goal, ..., refills=False)``; ``supply``: the kinds the
-    search may drop (those its pocket holds now are droppable)."""
+def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]) -> Terms:
+    """The parts of ``slack(board, goal, ..., refills=False)`` when the pocket holds
+    ``supply``'s kinds (the search's pocket never runs out of them)."""
     occupied_co = board.occupied_co
     by_type = (0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     pawns = (bool(board.pawns & occupied_co[0]), bool(board.pawns & occupied_co[1]))
@@ -79,7 +74,7 @@ def terms(
         occupied |= want
         there[index] = mask
         wanted[index] = want
-        droppable[index] = kind in supply[color] and bool(board.pockets[color].count(kind))
+        droppable[index] = kind in supply[color]
         leave_sum[color] += (mask & ~want).bit_count()
         if want & ~mask:
             cost[index] = arrivals_cost(
@@ -104,16 +99,12 @@ def terms(
     )
 
 
-def fits(
-    parts: Terms, board: chess.variant.CrazyhouseBoard, move: chess.Move, plies: int
-) -> int | None:
+def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int | None:
     """``slack`` of the child of ``move`` (``plies`` more plies): ``CUT`` when the bound cuts
     it, ``UNPRICED`` when the move is not priced here (see the module)."""
     if board.castling_rights & chess.BB_SQUARES[move.to_square]:
         return UNPRICED
     if move.drop:
-        if board.pockets[board.turn].count(move.drop) == 1:
-            return UNPRICED  # its last piece: the kind is no longer droppable after it
         return _drop(parts, board.turn, move.drop, move.to_square, plies)
     return _move(parts, board, move, plies)
 

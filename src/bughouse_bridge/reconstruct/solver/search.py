@@ -83,9 +83,6 @@ class BoardSearch:
     goal: Goal
     supply: dict[chess.Color, tuple[chess.PieceType, ...]]  # kinds that may be dropped
     budget: Budget
-    # The pocket is known exactly (the partner board is connected: nothing arrives during the
-    # gap): the search drops only what it holds, and the pocket is part of a position's key.
-    exact: bool = False
     memo: dict[Key, dict[Outcome, list[Edge]]] = field(default_factory=dict)
     narrow: bool = False  # a ply to spare only for moves that change the outcome (confirming)
     _board: BughouseBoard | None = None
@@ -106,8 +103,7 @@ class BoardSearch:
             pocket = board.pockets[color]
             pocket.reset()
             for piece_type in self.supply[color]:
-                held = self.start.pockets[color].count(piece_type)
-                for _ in range(held if self.exact else _ABUNDANT):
+                for _ in range(_ABUNDANT):
                     pocket.add(piece_type)
         self._board = board
         self._wander = -1
@@ -140,15 +136,6 @@ class BoardSearch:
             left,
             self.narrow,
             self._wander,
-            *(self._held(b) if self.exact else ()),
-        )
-
-    def _held(self, board: BughouseBoard) -> tuple[int, ...]:
-        """The pocket's counts of the kinds supplied (the exact search's key)."""
-        return tuple(
-            board.pockets[color].count(kind)
-            for color in chess.COLORS
-            for kind in self.supply[color]
         )
 
     def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
@@ -256,10 +243,7 @@ class BoardSearch:
             moves = self._productive(board, moves)
             drop_to = wanted
         drops = board.legal_drop_squares_mask() & ~board.occupied
-        pocket = board.pockets[mover]
         for kind in self.supply[mover]:
-            if not pocket.count(kind):
-                continue
             squares = drops & drop_to[kind]
             if kind == chess.PAWN:
                 squares &= ~chess.BB_BACKRANKS

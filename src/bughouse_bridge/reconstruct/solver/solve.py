@@ -146,9 +146,7 @@ def _search(
         )
         for color in chess.COLORS
     }
-    # With the partner board connected its moves are in the match: the pocket is all there is.
-    exact = board.other not in targets
-    return BoardSearch(start, goal_of(targets[board]), supply, budget, exact=exact)
+    return BoardSearch(start, goal_of(targets[board]), supply, budget)
 
 
 def _deliverable(
