@@ -20,6 +20,7 @@ from bughouse_bridge.reconstruct.solver.bound import (
     slack,
     touched,
 )
+from bughouse_bridge.reconstruct.solver.departures import departures_fit
 from bughouse_bridge.reconstruct.solver.price import UNPRICED, fits, terms
 
 _KINDS = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -89,6 +90,7 @@ def test_the_bound_never_cuts_the_walk_that_reached_the_goal(
     for played, move in enumerate(moves):
         left = len(moves) - played
         assert slack(board, goal, left, refills=False) is not None
+        assert departures_fit(board, goal, left)
         assert fits(terms(board, goal, _SUPPLY), board, move, left - 1) is not None
         board.push(move)
 
@@ -162,6 +164,7 @@ def test_the_bound_never_cuts_the_plies_really_played_in_a_game(
     for played, move in enumerate(moves):
         left = len(moves) - played
         assert slack(board, goal, left, refills=False) is not None, (board.fen(), move.uci())
+        assert departures_fit(board, goal, left), (board.fen(), move.uci())
         assert fits(terms(board, goal, _SUPPLY), board, move, left - 1) is not None
         board.push(move)
     assert slack(board, goal, 0, refills=False) is not None
@@ -190,3 +193,33 @@ def test_every_square_to_empty_needs_a_ply_that_leaves_it(
 ) -> None:
     board = BughouseBoard(start)
     assert (slack(board, goal_of(target), plies, refills=True) is not None) is reachable
+
+
+@pytest.mark.parametrize(
+    ("start", "target", "plies", "reachable"),
+    [
+        # Black must bring a pawn to g6 (a drop: no black piece is a move away) and empty c6;
+        # White's one ply must bring its queen to f4, so it cannot take on c6: two black plies.
+        (
+            "r2qk1nr/1pp3pp/p1pbpp2/3Pn3/8/2P5/PPPP1PPP/RNB1K2R b KQkq - 0 1",
+            "r2qk1nr/1pp3pp/p2bppp1/3Pn3/5Q2/8/PPPP1PPP/RNB1K2R",
+            2,
+            False,
+        ),
+        (
+            "r2qk1nr/1pp3pp/p1pbpp2/3Pn3/8/2P5/PPPP1PPP/RNB1K2R b KQkq - 0 1",
+            "r2qk1nr/1pp3pp/p2bppp1/3Pn3/5Q2/8/PPPP1PPP/RNB1K2R",
+            4,
+            True,
+        ),
+        # The pawn that empties c6 lands on b5 where the goal wants it: one ply does both.
+        ("4k3/8/2p5/8/8/8/8/4K3 b - - 0 1", "4k3/8/8/1p6/8/8/8/4K3", 1, True),
+        # White's spare ply may take the pawn on c6 instead.
+        ("4k3/8/2p5/8/8/8/8/4K3 b - - 0 1", "4k3/8/2Q5/8/8/8/8/4K3", 2, True),
+        ("4k3/8/2p5/8/8/8/8/4K3 b - - 0 1", "4k3/8/8/8/8/8/8/4K3", 0, False),
+    ],
+)
+def test_each_side_empties_its_squares_or_has_them_taken(
+    start: str, target: str, plies: int, reachable: bool
+) -> None:
+    assert departures_fit(BughouseBoard(start), goal_of(target), plies) is reachable

@@ -15,6 +15,7 @@ import chess
 import chess.variant
 
 __all__ = [
+    "DISTANCES",
     "Goal",
     "arrivals_cost",
     "at_goal",
@@ -123,6 +124,7 @@ def _distance_tables() -> dict[tuple[chess.Color, chess.PieceType], list[list[in
 
 
 _DISTANCES = _distance_tables()
+DISTANCES = _DISTANCES  # by (colour, kind), then start and goal square: for ``departures``
 
 
 @lru_cache(maxsize=1 << 16)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
+from bughouse_bridge.reconstruct.solver.departures import departures_fit
 from bughouse_bridge.reconstruct.solver.detours import (
     RETURNS_WITH_PREY,
     no_detours,
@@ -150,12 +151,11 @@ class BoardSearch:
             return known
         board = self._board
         assert board is not None
+        settled = self._settled(board, left)
+        if settled is not None:
+            self.memo[key] = settled
+            return settled
         result: dict[Outcome, list[Edge]] = {}
-        if left == 0:
-            if at_goal(board, self.goal):
-                result[ending(board)] = []
-            self.memo[key] = result
-            return result
         self.budget.spend(_EXPANDING)
         parts = terms(board, self.goal, self.supply)
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
@@ -175,6 +175,15 @@ class BoardSearch:
             board.pop()
         self.memo[key] = result
         return result
+
+    def _settled(self, board: BughouseBoard, left: int) -> dict[Outcome, list[Edge]] | None:
+        """The outcomes of a position known without generating its moves: at the end, or
+        where its squares to empty cannot all be emptied in time (``departures``); ``None``:
+        expand it."""
+        if left == 0:
+            return {ending(board): []} if at_goal(board, self.goal) else {}
+        self.budget.spend()
+        return None if departures_fit(board, self.goal, left) else {}
 
     def _child(
         self, move: chess.Move, left: int, after: int | None, result: dict[Outcome, list[Edge]]

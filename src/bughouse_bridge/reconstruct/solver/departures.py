@@ -1,0 +1,108 @@
+"""A node's second bound: each side's squares to empty against the plies both sides have left.
+
+Pure, a function of bitboards, checked once per position before its moves are generated (the
+search's ``_node``); ``bound.slack`` stays the per-move price. Per colour ``c``:
+
+- every square that holds a ``c`` piece now and is empty in the goal (``E``) empties a first
+  time: its piece leaves by a ``c`` ply, or the other side takes it there first — a capture
+  landing on a square the goal has empty, so not one of that side's arrivals on its own missing
+  squares (en passant takes a pawn without landing on its square, but only the pawn of a double
+  step played before the gap can be taken so before its square ever emptied);
+- every goal square of ``c`` whose piece is not there yet (``M``) needs a last ``c`` arrival
+  (a move or a drop);
+- a ``c`` ply leaves one square and lands on one: it serves both only when the piece leaving a
+  square of ``E`` lands right away on a square of ``M`` that wants its kind (one move apart, or
+  a promotion); a castling leaves two squares and lands on two.
+
+So ``|M| + |E| - both - taken <= plies of c``, where ``taken`` is at most the other side's plies
+beyond its own missing squares. Never more than the truth (the property tests replay real games
+and random walks through it).
+"""
+
+from __future__ import annotations
+
+import chess
+
+from bughouse_bridge.reconstruct.solver.bound import DISTANCES, Goal
+
+__all__ = ["departures_fit"]
+
+# The squares a castling lands on, by colour (black first): king and rook, either wing.
+_CASTLE_LANDINGS = (
+    chess.BB_C8 | chess.BB_D8 | chess.BB_F8 | chess.BB_G8,
+    chess.BB_C1 | chess.BB_D1 | chess.BB_F1 | chess.BB_G1,
+)
+_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # where a pawn promotes from, by colour
+_CASTLING_MOST = 3  # a castling serves four squares in one ply: three more than one ply counts
+
+
+def departures_fit(position: chess.Board, goal: Goal, plies: int) -> bool:
+    """Can ``plies`` more plies (the side on move first) empty every side's squares to empty
+    and bring its missing pieces (see the module)?"""
+    turn = position.turn
+    own = [0, 0]
+    own[turn] = (plies + 1) // 2
+    own[not turn] = plies // 2
+    occupied_co = position.occupied_co
+    by_type = (
+        0,
+        position.pawns,
+        position.knights,
+        position.bishops,
+        position.rooks,
+        position.queens,
+        position.kings,
+    )
+    goal_co = [0, 0]
+    differ = 0
+    for color, kind, wanted in goal:
+        goal_co[color] |= wanted
+        differ |= (by_type[kind] & occupied_co[color]) ^ wanted
+    occupied = goal_co[0] | goal_co[1]
+    ep = 1 if position.ep_square is not None else 0
+    empty = (occupied_co[0] & ~occupied, occupied_co[1] & ~occupied)
+    missing = (goal_co[0] & differ, goal_co[1] & differ)
+    for side in (0, 1):  # black first, as the bitboards' colour index
+        need = missing[side].bit_count() + empty[side].bit_count()
+        if need <= own[side]:
+            continue  # fits whatever the overlaps
+        other = 1 - side
+        castles = position.has_castling_rights(bool(other))
+        doubled = 1 if castles and (missing[other] & _CASTLE_LANDINGS[other]).bit_count() > 1 else 0
+        taken = max(0, own[other] + doubled - missing[other].bit_count())
+        extra = ep
+        if position.has_castling_rights(bool(side)) and (
+            position.kings & empty[side] or missing[side] & _CASTLE_LANDINGS[side]
+        ):
+            extra += _CASTLING_MOST
+        if need - taken - extra <= own[side]:
+            continue
+        both = _both(position, goal, side, empty[side], missing[side])
+        if need - both - taken - extra > own[side]:
+            return False
+    return True
+
+
+def _both(
+    position: chess.Board,
+    goal: Goal,
+    color: int,
+    empty: chess.Bitboard,
+    missing: chess.Bitboard,
+) -> int:
+    """How many plies of ``color`` may at most both leave a square of ``empty`` and land on a
+    square of ``missing``: its pieces there one move (on an empty board) from a missing square
+    that wants their kind, or pawns that may promote onto one; never more than ``missing``."""
+    wanted = {kind: mask for c, kind, mask in goal if c == color}
+    promoting = missing & chess.BB_BACKRANKS & ~(wanted[chess.PAWN] | wanted[chess.KING])
+    count = 0
+    for square in chess.scan_forward(empty):
+        kind = position.piece_type_at(square)
+        if kind is None:
+            continue
+        table = DISTANCES[bool(color), kind][square]
+        if any(table[target] == 1 for target in chess.scan_forward(missing & wanted[kind])) or (
+            kind == chess.PAWN and promoting and chess.BB_SQUARES[square] & _SEVENTH[color]
+        ):
+            count += 1
+    return min(count, missing.bit_count())
