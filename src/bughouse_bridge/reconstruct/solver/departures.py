@@ -3,11 +3,12 @@
 Pure, a function of bitboards, checked once per position before its moves are generated (the
 search's ``_node``); ``bound.slack`` stays the per-move price. Per colour ``c``:
 
-- every square that holds a ``c`` piece now and is empty in the goal (``E``) empties a first
-  time: its piece leaves by a ``c`` ply, or the other side takes it there first — a capture
-  landing on a square the goal has empty, so not one of that side's arrivals on its own missing
-  squares (en passant takes a pawn without landing on its square, but only the pawn of a double
-  step played before the gap can be taken so before its square ever emptied);
+- every square whose ``c`` piece must go and that the goal leaves empty or gives another ``c``
+  piece (``E``) changes a first time: its piece leaves by a ``c`` ply, or the other side takes
+  it there first — a capture landing on a square that side does not want, so not one of its
+  arrivals on its own missing squares (en passant takes a pawn without landing on its square,
+  but only the pawn of a double step played before the gap can be taken so before its square
+  ever changed);
 - every goal square of ``c`` whose piece is not there yet (``M``) needs a last ``c`` arrival
   (a move or a drop);
 - a ``c`` ply leaves one square and lands on one: it serves both only when the piece leaving a
@@ -25,7 +26,7 @@ import chess
 
 from bughouse_bridge.reconstruct.solver.bound import DISTANCES, Goal
 
-__all__ = ["departures_fit"]
+__all__ = ["departures_fit", "departures_within", "goal_squares"]
 
 # The squares a castling lands on, by colour (black first): king and rook, either wing.
 _CASTLE_LANDINGS = (
@@ -36,31 +37,41 @@ _SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # where a pawn promotes from, by 
 _CASTLING_MOST = 3  # a castling serves four squares in one ply: three more than one ply counts
 
 
+def goal_squares(goal: Goal) -> tuple[chess.Bitboard, chess.Bitboard]:
+    """The goal's occupied squares per colour (black first)."""
+    squares = [0, 0]
+    for color, _, wanted in goal:
+        squares[color] |= wanted
+    return squares[0], squares[1]
+
+
 def departures_fit(position: chess.Board, goal: Goal, plies: int) -> bool:
     """Can ``plies`` more plies (the side on move first) empty every side's squares to empty
     and bring its missing pieces (see the module)?"""
+    differ = 0
+    for color, kind, wanted in goal:
+        differ |= position.pieces_mask(kind, color) ^ wanted
+    return departures_within(position, goal, goal_squares(goal), differ, plies)
+
+
+def departures_within(
+    position: chess.Board,
+    goal: Goal,
+    goal_co: tuple[chess.Bitboard, chess.Bitboard],
+    differ: chess.Bitboard,
+    plies: int,
+) -> bool:
+    """``departures_fit`` from the parts the search has at hand: the goal's squares per colour
+    (``goal_squares``) and the squares whose piece is not the goal's."""
     turn = position.turn
     own = [0, 0]
     own[turn] = (plies + 1) // 2
     own[not turn] = plies // 2
     occupied_co = position.occupied_co
-    by_type = (
-        0,
-        position.pawns,
-        position.knights,
-        position.bishops,
-        position.rooks,
-        position.queens,
-        position.kings,
-    )
-    goal_co = [0, 0]
-    differ = 0
-    for color, kind, wanted in goal:
-        goal_co[color] |= wanted
-        differ |= (by_type[kind] & occupied_co[color]) ^ wanted
-    occupied = goal_co[0] | goal_co[1]
     ep = 1 if position.ep_square is not None else 0
-    empty = (occupied_co[0] & ~occupied, occupied_co[1] & ~occupied)
+    # A square whose piece must go and that the other side does not want: empty in the goal,
+    # or wanting another piece of the same side (a taker lands there for nothing too).
+    empty = (occupied_co[0] & differ & ~goal_co[1], occupied_co[1] & differ & ~goal_co[0])
     missing = (goal_co[0] & differ, goal_co[1] & differ)
     for side in (0, 1):  # black first, as the bitboards' colour index
         need = missing[side].bit_count() + empty[side].bit_count()

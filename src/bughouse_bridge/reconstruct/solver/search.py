@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import Goal, at_goal, improving, near, slack
-from bughouse_bridge.reconstruct.solver.departures import departures_fit
+from bughouse_bridge.reconstruct.solver.departures import departures_within, goal_squares
 from bughouse_bridge.reconstruct.solver.detours import (
     RETURNS_WITH_PREY,
     no_detours,
@@ -37,7 +37,7 @@ from bughouse_bridge.reconstruct.solver.outcome import (
     drop_index,
     ending,
 )
-from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, fits, terms
+from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, Terms, fits, terms
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -49,6 +49,7 @@ __all__ = ["BoardSearch", "Budget", "Edge", "Key", "OutOfWorkError"]
 _MOST_CHANGED = 4  # squares one ply changes at most (castling)
 _NARROW = 12  # where ``_key`` puts ``narrow``
 _EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
+_PRICING = 4  # of which its bound's terms and ``departures`` (a position cut there costs these)
 _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
 
 Key = tuple[int, ...]
@@ -89,8 +90,10 @@ class BoardSearch:
     _board: BughouseBoard | None = None
     _wander: int = -1  # ``_wandered``'s state: a placed piece away from its square
     _wanted: dict[chess.Color, dict[chess.PieceType, chess.Bitboard]] = field(default_factory=dict)
+    _goal_co: tuple[chess.Bitboard, chess.Bitboard] = (0, 0)
 
     def __post_init__(self) -> None:
+        self._goal_co = goal_squares(self.goal)
         self._wanted = {
             color: {kind: mask for c, kind, mask in self.goal if c == color and kind != chess.KING}
             for color in chess.COLORS
@@ -151,13 +154,13 @@ class BoardSearch:
             return known
         board = self._board
         assert board is not None
-        settled = self._settled(board, left)
-        if settled is not None:
-            self.memo[key] = settled
-            return settled
         result: dict[Outcome, list[Edge]] = {}
-        self.budget.spend(_EXPANDING)
-        parts = terms(board, self.goal, self.supply)
+        parts = self._priced(board, left)
+        if parts is None:
+            if not left and at_goal(board, self.goal):
+                result[ending(board)] = []
+            self.memo[key] = result
+            return result
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
         for move in self._moves(board, left, spare, checked=checked, differ=parts.differ):
             self.budget.spend()
@@ -176,14 +179,18 @@ class BoardSearch:
         self.memo[key] = result
         return result
 
-    def _settled(self, board: BughouseBoard, left: int) -> dict[Outcome, list[Edge]] | None:
-        """The outcomes of a position known without generating its moves: at the end, or
-        where its squares to empty cannot all be emptied in time (``departures``); ``None``:
-        expand it."""
+    def _priced(self, board: BughouseBoard, left: int) -> Terms | None:
+        """The bound's terms of a position to expand, its work counted; ``None`` at the end,
+        or where its squares to empty cannot all be emptied in time (``departures``): its
+        moves are never generated."""
         if left == 0:
-            return {ending(board): []} if at_goal(board, self.goal) else {}
-        self.budget.spend()
-        return None if departures_fit(board, self.goal, left) else {}
+            return None
+        self.budget.spend(_PRICING)
+        parts = terms(board, self.goal, self.supply)
+        if not departures_within(board, self.goal, self._goal_co, parts.differ, left):
+            return None
+        self.budget.spend(_EXPANDING - _PRICING)
+        return parts
 
     def _child(
         self, move: chess.Move, left: int, after: int | None, result: dict[Outcome, list[Edge]]
