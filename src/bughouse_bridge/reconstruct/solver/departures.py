@@ -26,7 +26,7 @@ import chess
 
 from bughouse_bridge.reconstruct.solver.bound import DISTANCES, Goal
 
-__all__ = ["departures_fit", "departures_within", "goal_squares"]
+__all__ = ["departures_fit", "departures_within", "goal_squares", "shortfall"]
 
 # The squares a castling lands on, by colour (black first): king and rook, either wing.
 _CASTLE_LANDINGS = (
@@ -68,30 +68,43 @@ def departures_within(
     own[turn] = (plies + 1) // 2
     own[not turn] = plies // 2
     occupied_co = position.occupied_co
-    ep = 1 if position.ep_square is not None else 0
+    ep = position.ep_square is not None
     # A square whose piece must go and that the other side does not want: empty in the goal,
     # or wanting another piece of the same side (a taker lands there for nothing too).
     empty = (occupied_co[0] & differ & ~goal_co[1], occupied_co[1] & differ & ~goal_co[0])
     missing = (goal_co[0] & differ, goal_co[1] & differ)
+    castles = (position.has_castling_rights(chess.BLACK), position.has_castling_rights(chess.WHITE))
     for side in (0, 1):  # black first, as the bitboards' colour index
-        need = missing[side].bit_count() + empty[side].bit_count()
-        if need <= own[side]:
-            continue  # fits whatever the overlaps
-        other = 1 - side
-        castles = position.has_castling_rights(bool(other))
-        doubled = 1 if castles and (missing[other] & _CASTLE_LANDINGS[other]).bit_count() > 1 else 0
-        taken = max(0, own[other] + doubled - missing[other].bit_count())
-        extra = ep
-        if position.has_castling_rights(bool(side)) and (
-            position.kings & empty[side] or missing[side] & _CASTLE_LANDINGS[side]
-        ):
-            extra += _CASTLING_MOST
-        if need - taken - extra <= own[side]:
-            continue
-        both = _both(position, goal, side, empty[side], missing[side])
-        if need - both - taken - extra > own[side]:
+        short = shortfall(side, own, empty, missing, castles, position.kings, ep=ep)
+        if short > 0 and _both(position, goal, side, empty[side], missing[side]) < short:
             return False
     return True
+
+
+def shortfall(  # noqa: PLR0913, PLR0917 - a side's counts, as the search and the price have them
+    side: int,
+    own: list[int],
+    empty: tuple[chess.Bitboard, chess.Bitboard],
+    missing: tuple[chess.Bitboard, chess.Bitboard],
+    castles: tuple[bool, bool],
+    kings: chess.Bitboard,
+    *,
+    ep: bool,
+) -> int:
+    """How many of ``side``'s plies must both leave a square to empty and land on a missing
+    square for its plies to suffice (at most 0: they suffice whatever they do). ``own``: the
+    plies per colour, black first as every tuple here."""
+    need = missing[side].bit_count() + empty[side].bit_count()
+    if need <= own[side]:
+        return 0
+    other = 1 - side
+    landings = _CASTLE_LANDINGS[other]
+    doubled = 1 if castles[other] and (missing[other] & landings).bit_count() > 1 else 0
+    taken = max(0, own[other] + doubled - missing[other].bit_count())
+    extra = 1 if ep else 0
+    if castles[side] and (kings & empty[side] or missing[side] & _CASTLE_LANDINGS[side]):
+        extra += _CASTLING_MOST
+    return need - taken - extra - own[side]
 
 
 def _both(

@@ -24,6 +24,7 @@ from bughouse_bridge.reconstruct.solver.bound import (
     emptied,
     touched,
 )
+from bughouse_bridge.reconstruct.solver.departures import goal_squares, shortfall
 
 __all__ = ["CUT", "UNPRICED", "Terms", "fits", "terms"]
 
@@ -51,6 +52,9 @@ class Terms:
     castlings: int  # ``bound.castlings``
     occupied: int  # the goal's occupied squares
     emptying: int  # the squares occupied now that the goal has empty (``bound.emptied``)
+    occupied_co: tuple[int, int]  # the pieces per colour (black first), for ``departures``
+    goal_co: tuple[int, int]  # the goal's
+    kings: int
 
 
 def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]) -> Terms:
@@ -96,6 +100,9 @@ def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, .
         castlings(board, goal, castles),
         occupied,
         board.occupied & ~occupied,
+        (occupied_co[0], occupied_co[1]),
+        goal_squares(goal),
+        board.kings,
     )
 
 
@@ -121,6 +128,10 @@ def _drop(
         return CUT
     emptying = parts.emptying | (to_bb & ~parts.occupied)
     if emptying.bit_count() > emptied(plies, parts.castlings, ep=False):
+        return CUT
+    occupied_co = list(parts.occupied_co)
+    occupied_co[mover] |= to_bb
+    if not _departing(parts, occupied_co, differ, turn=not mover, plies=plies, ep=False):
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
@@ -155,6 +166,11 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
     emptying = parts.emptying & ~from_bb | (to_bb & ~parts.occupied)
     if emptying.bit_count() > emptied(plies, parts.castlings, ep=double_step):
         return CUT
+    occupied_co = list(parts.occupied_co)
+    occupied_co[board.turn] = occupied_co[board.turn] & ~from_bb | to_bb
+    occupied_co[enemy] &= ~to_bb
+    if not _departing(parts, occupied_co, differ, turn=enemy, plies=plies, ep=double_step):
+        return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
     _retally(parts, cost, leave, index=moved, mask=parts.there[moved] ^ from_bb ^ to_bb)
@@ -162,6 +178,25 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
         taken = int(enemy) * _KINDS + victim
         _retally(parts, cost, leave, index=taken, mask=parts.there[taken] & ~to_bb)
     return _within(parts, cost, leave, turn=enemy, plies=plies)
+
+
+def _departing(  # noqa: PLR0913 - the child's parts
+    parts: Terms, occupied_co: list[int], differ: int, *, turn: bool, plies: int, ep: bool
+) -> bool:
+    """``departures`` of the child, at most as strict: a ply may serve both a square to empty
+    and a missing square of its side as often as the fewer of them (``departures`` looks at
+    which pieces can)."""
+    own = [0, 0]
+    own[turn] = (plies + 1) // 2
+    own[not turn] = plies // 2
+    goal_co = parts.goal_co
+    empty = (occupied_co[0] & differ & ~goal_co[1], occupied_co[1] & differ & ~goal_co[0])
+    missing = (goal_co[0] & differ, goal_co[1] & differ)
+    for side in (0, 1):
+        short = shortfall(side, own, empty, missing, parts.castles, parts.kings, ep=ep)
+        if short > min(empty[side].bit_count(), missing[side].bit_count()):
+            return False
+    return True
 
 
 def _retally(parts: Terms, cost: list[int], leave: list[int], *, index: int, mask: int) -> None:
