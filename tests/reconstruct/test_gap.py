@@ -70,6 +70,21 @@ def test_the_work_cap_answers_unknown_instead_of_hanging() -> None:
     assert solution.nodes <= 51
 
 
+@pytest.mark.parametrize("publish", [False, True])
+def test_an_explanation_whose_confirmation_ran_out_goes_to_the_arbiter_unless_asked(
+    publish: bool,
+) -> None:
+    """A pawn in Black's pocket: a longer explanation might end with other pockets, and there
+    is no work left to rule it out."""
+    before = play(Match(get_preset("dsj")), B, "e2e4", "d7d5", "e4d5")
+    truth = play(before.copy(), A, "e2e4")
+    limits = GapLimits(confirm_nodes=1, publish_unconfirmed=publish)
+    solution = solve_gap(before, {A: truth.board_fen(A)}, turns={A: truth.turn(A)}, limits=limits)
+    assert solution.verdict is (Verdict.UNIQUE if publish else Verdict.UNKNOWN)
+    assert not solution.confirmed
+    assert [candidate.end for candidate in solution.candidates] == [end_state(truth)]
+
+
 def test_filled_positions_follow_the_least_material_flow() -> None:
     before = play(Match(get_preset("dsj")), A, "e2e4", "d7d5")
     truth = play(before.copy(), A, "e4d5")  # a black pawn taken: it goes to black on board B

@@ -16,8 +16,9 @@ explaining sequence of the fewest plies ends in the same positions, pockets and 
 ``order_certain`` is False when several orders reach it, with ``alternatives`` listed),
 ``ambiguous`` (several end states; the candidates are listed, the most plausible first),
 ``none`` (nothing explains the placements within ``max_plies``) or ``unknown`` (the work cap was
-reached before the shortest explanations were all found). The caller never waits on a hang: the
-work is bounded by ``max_nodes``.
+reached before the shortest explanations were all found, or before a longer one ending
+otherwise was ruled out: its candidates go to the arbiter unless ``publish_unconfirmed``). The
+caller never waits on a hang: the work is bounded by ``max_nodes``.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ class GapLimits:
     max_nodes: int = 200_000
     max_candidates: int = 8  # distinct end states kept (and shown to the arbiter)
     confirm_nodes: int = 200_000  # work looking for a longer explanation ending otherwise
+    # A shortest explanation whose confirmation ran out of work is published as ``unique``
+    # (``confirmed`` False) only if asked; by default it goes to the arbiter as ``unknown``
+    # with its candidates: the faster search finds short explanations of long gaps (8 plies
+    # for a 12-ply gap) whose confirmation runs out, and some end elsewhere than the game.
+    publish_unconfirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,8 @@ def solve_gap(
         return GapSolution(verdict, (), nodes)
     if not explanations.shortest_complete:
         return GapSolution(Verdict.UNKNOWN, candidates, nodes)
+    if not explanations.complete and not limits.publish_unconfirmed:
+        return GapSolution(Verdict.UNKNOWN, candidates, nodes, confirmed=False)
     if len(candidates) > 1:
         return GapSolution(Verdict.AMBIGUOUS, candidates, nodes)
     best = found[0]
