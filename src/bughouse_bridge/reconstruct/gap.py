@@ -133,10 +133,10 @@ def solve_gap(
         return GapSolution(verdict, (), nodes)
     if not explanations.shortest_complete:
         return GapSolution(Verdict.UNKNOWN, candidates, nodes)
-    if not explanations.complete and not limits.publish_unconfirmed:
-        return GapSolution(Verdict.UNKNOWN, candidates, nodes, confirmed=False)
     if len(candidates) > 1:
         return GapSolution(Verdict.AMBIGUOUS, candidates, nodes)
+    if not explanations.complete and not limits.publish_unconfirmed:
+        return GapSolution(Verdict.UNKNOWN, candidates, nodes, confirmed=False)
     best = found[0]
     return GapSolution(
         Verdict.UNIQUE,

@@ -22,6 +22,8 @@ and random walks through it).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import chess
 
 from bughouse_bridge.reconstruct.solver.bound import DISTANCES, Goal
@@ -108,25 +110,51 @@ def shortfall(  # noqa: PLR0913, PLR0917 - a side's counts, as the search and th
 
 
 def _both(
-    position: chess.Board,
-    goal: Goal,
-    color: int,
-    empty: chess.Bitboard,
-    missing: chess.Bitboard,
+    position: chess.Board, goal: Goal, color: int, empty: chess.Bitboard, missing: chess.Bitboard
 ) -> int:
     """How many plies of ``color`` may at most both leave a square of ``empty`` and land on a
     square of ``missing``: its pieces there one move (on an empty board) from a missing square
     that wants their kind, or pawns that may promote onto one; never more than ``missing``."""
-    wanted = {kind: mask for c, kind, mask in goal if c == color}
+    wanted = _wanted(goal, color)
     promoting = missing & chess.BB_BACKRANKS & ~(wanted[chess.PAWN] | wanted[chess.KING])
+    steps = _ONE_MOVE[color]
     count = 0
     for square in chess.scan_forward(empty):
         kind = position.piece_type_at(square)
         if kind is None:
             continue
-        table = DISTANCES[bool(color), kind][square]
-        if any(table[target] == 1 for target in chess.scan_forward(missing & wanted[kind])) or (
+        if steps[kind][square] & missing & wanted[kind] or (
             kind == chess.PAWN and promoting and chess.BB_SQUARES[square] & _SEVENTH[color]
         ):
             count += 1
     return min(count, missing.bit_count())
+
+
+@lru_cache(maxsize=64)
+def _wanted(goal: Goal, color: int) -> tuple[chess.Bitboard, ...]:
+    """The goal's masks of ``color``, by kind (index 0 unused)."""
+    masks = [0] * 7
+    for c, kind, mask in goal:
+        if c == color:
+            masks[kind] = mask
+    return tuple(masks)
+
+
+def _one_move_tables() -> tuple[list[list[chess.Bitboard]], list[list[chess.Bitboard]]]:
+    """By colour (black first), kind and square: the squares one move away on an empty board."""
+    tables: list[list[list[chess.Bitboard]]] = []
+    for color in (chess.BLACK, chess.WHITE):
+        by_kind: list[list[chess.Bitboard]] = [[0] * 64]
+        for kind in chess.PIECE_TYPES:
+            table = DISTANCES[color, kind]
+            by_kind.append(
+                [
+                    sum(chess.BB_SQUARES[to] for to in chess.SQUARES if table[start][to] == 1)
+                    for start in chess.SQUARES
+                ]
+            )
+        tables.append(by_kind)
+    return tables[0], tables[1]
+
+
+_ONE_MOVE = _one_move_tables()
