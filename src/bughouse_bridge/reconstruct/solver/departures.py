@@ -28,7 +28,14 @@ import chess
 
 from bughouse_bridge.reconstruct.solver.bound import DISTANCES, Goal
 
-__all__ = ["departures_fit", "departures_within", "goal_squares", "shortfall"]
+__all__ = [
+    "both",
+    "both_suffice",
+    "departures_fit",
+    "departures_within",
+    "goal_squares",
+    "shortfall",
+]
 
 # The squares a castling lands on, by colour (black first): king and rook, either wing.
 _CASTLE_LANDINGS = (
@@ -78,7 +85,7 @@ def departures_within(
     castles = (position.has_castling_rights(chess.BLACK), position.has_castling_rights(chess.WHITE))
     for side in (0, 1):  # black first, as the bitboards' colour index
         short = shortfall(side, own, empty, missing, castles, position.kings, ep=ep)
-        if short > 0 and _both(position, goal, side, empty[side], missing[side]) < short:
+        if not both_suffice(position, goal, side, empty[side], missing[side], short):
             return False
     return True
 
@@ -109,18 +116,42 @@ def shortfall(  # noqa: PLR0913, PLR0917 - a side's counts, as the search and th
     return need - taken - extra - own[side]
 
 
-def _both(
-    position: chess.Board, goal: Goal, color: int, empty: chess.Bitboard, missing: chess.Bitboard
+def both_suffice(  # noqa: PLR0913, PLR0917 - a side's squares, the piece a move just placed
+    position: chess.Board,
+    goal: Goal,
+    color: int,
+    empty: chess.Bitboard,
+    missing: chess.Bitboard,
+    short: int,
+    moved: tuple[chess.Square, chess.PieceType] | None = None,
+) -> bool:
+    """Can ``short`` plies of ``color`` each leave a square of ``empty`` and land on a square
+    of ``missing`` (``both``)?"""
+    if short <= 0:
+        return True
+    if short > min(empty.bit_count(), missing.bit_count()):
+        return False
+    return both(position, goal, color, empty, missing, moved) >= short
+
+
+def both(  # noqa: PLR0913, PLR0917 - a side's squares, and the piece a move just placed
+    position: chess.Board,
+    goal: Goal,
+    color: int,
+    empty: chess.Bitboard,
+    missing: chess.Bitboard,
+    moved: tuple[chess.Square, chess.PieceType] | None = None,
 ) -> int:
     """How many plies of ``color`` may at most both leave a square of ``empty`` and land on a
     square of ``missing``: its pieces there one move (on an empty board) from a missing square
-    that wants their kind, or pawns that may promote onto one; never more than ``missing``."""
+    that wants their kind, or pawns that may promote onto one; never more than ``missing``.
+    ``moved``: a piece a move not played yet puts on its square (the price of a child)."""
     wanted = _wanted(goal, color)
     promoting = missing & chess.BB_BACKRANKS & ~(wanted[chess.PAWN] | wanted[chess.KING])
     steps = _ONE_MOVE[color]
     count = 0
     for square in chess.scan_forward(empty):
-        kind = position.piece_type_at(square)
+        kind = moved[1] if moved and moved[0] == square else position.piece_type_at(square)
         if kind is None:
             continue
         if steps[kind][square] & missing & wanted[kind] or (

@@ -24,7 +24,7 @@ from bughouse_bridge.reconstruct.solver.bound import (
     emptied,
     touched,
 )
-from bughouse_bridge.reconstruct.solver.departures import goal_squares, shortfall
+from bughouse_bridge.reconstruct.solver.departures import both_suffice, goal_squares, shortfall
 
 __all__ = ["CUT", "UNPRICED", "Terms", "fits", "terms"]
 
@@ -55,6 +55,7 @@ class Terms:
     occupied_co: tuple[int, int]  # the pieces per colour (black first), for ``departures``
     goal_co: tuple[int, int]  # the goal's
     kings: int
+    goal: Goal
 
 
 def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, ...]]) -> Terms:
@@ -103,6 +104,7 @@ def terms(board: chess.Board, goal: Goal, supply: dict[chess.Color, tuple[int, .
         (occupied_co[0], occupied_co[1]),
         goal_squares(goal),
         board.kings,
+        goal,
     )
 
 
@@ -112,13 +114,14 @@ def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int 
     if board.castling_rights & chess.BB_SQUARES[move.to_square]:
         return UNPRICED
     if move.drop:
-        return _drop(parts, board.turn, move.drop, move.to_square, plies)
+        return _drop(parts, board, move.drop, move.to_square, plies)
     return _move(parts, board, move, plies)
 
 
 def _drop(
-    parts: Terms, mover: chess.Color, kind: chess.PieceType, to: int, plies: int
+    parts: Terms, board: chess.Board, kind: chess.PieceType, to: int, plies: int
 ) -> int | None:
+    mover = board.turn
     if kind == chess.PAWN and not parts.pawns[mover]:
         return UNPRICED
     to_bb = chess.BB_SQUARES[to]
@@ -131,7 +134,7 @@ def _drop(
         return CUT
     occupied_co = list(parts.occupied_co)
     occupied_co[mover] |= to_bb
-    if not _departing(parts, occupied_co, differ, turn=not mover, plies=plies, ep=False):
+    if not _departing(parts, board, occupied_co, differ, (to, kind), plies=plies, ep=False):
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
@@ -169,7 +172,8 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
     occupied_co = list(parts.occupied_co)
     occupied_co[board.turn] = occupied_co[board.turn] & ~from_bb | to_bb
     occupied_co[enemy] &= ~to_bb
-    if not _departing(parts, occupied_co, differ, turn=enemy, plies=plies, ep=double_step):
+    placed = (move.to_square, kind)
+    if not _departing(parts, board, occupied_co, differ, placed, plies=plies, ep=double_step):
         return CUT
     cost = list(parts.cost_sum)
     leave = list(parts.leave_sum)
@@ -181,11 +185,17 @@ def _move(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int
 
 
 def _departing(  # noqa: PLR0913 - the child's parts
-    parts: Terms, occupied_co: list[int], differ: int, *, turn: bool, plies: int, ep: bool
+    parts: Terms,
+    board: chess.Board,
+    occupied_co: list[int],
+    differ: int,
+    moved: tuple[chess.Square, chess.PieceType],
+    *,
+    plies: int,
+    ep: bool,
 ) -> bool:
-    """``departures`` of the child, at most as strict: a ply may serve both a square to empty
-    and a missing square of its side as often as the fewer of them (``departures`` looks at
-    which pieces can)."""
+    """``departures`` of the child of the move that puts ``moved`` on its square."""
+    turn = not board.turn
     own = [0, 0]
     own[turn] = (plies + 1) // 2
     own[not turn] = plies // 2
@@ -194,7 +204,7 @@ def _departing(  # noqa: PLR0913 - the child's parts
     missing = (goal_co[0] & differ, goal_co[1] & differ)
     for side in (0, 1):
         short = shortfall(side, own, empty, missing, parts.castles, parts.kings, ep=ep)
-        if short > min(empty[side].bit_count(), missing[side].bit_count()):
+        if not both_suffice(board, parts.goal, side, empty[side], missing[side], short, moved):
             return False
     return True
 
