@@ -5,10 +5,10 @@ Pure, python-chess only (no ``Match``, no events). A depth-first search with a m
 beyond the placement (``Outcome``: the pieces dropped, the pieces captured, the castling rights,
 en passant and promoted pieces at the end) — each with the moves that lead to it. Orders of the
 same moves that reach the same position are explored once, so a gap of ten independent moves per
-side costs the positions, not the orders (the orders are counted, not listed). The lower bound of
-``bound.slack`` cuts every branch that cannot reach the placement in the plies left; it is priced
-for each move before the move is played (``price.fits``), so that most moves cut are never played.
-Moves are pseudo-legal until played; a piece on a detour is followed (``detours``).
+side costs the positions, not the orders (the orders are counted, not listed). The lower bounds
+(``bound.slack``, ``departures``) cut every branch that cannot reach the placement in the plies
+left, priced before a move is played (``price.fits``): most moves cut are never played. Moves
+are pseudo-legal until played; a piece on a detour is followed (``detours``).
 
 Drops are searched from a *supply* (the pocket as far as this board alone can know it: abundant
 for every kind the pocket or the partner board may provide); whether the drops of an outcome were
@@ -46,10 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["BoardSearch", "Budget", "Edge", "Key", "OutOfWorkError"]
 
-_MOST_CHANGED = 4  # squares one ply changes at most (castling)
-_NARROW = 12  # where ``_key`` puts ``narrow``
+_MOST_CHANGED, _NARROW = 4, 12  # squares one ply changes at most; where ``_key`` puts ``narrow``
 _EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
-_PRICING = 4  # of which its bound's terms and ``departures`` (a position cut there costs these)
+_PRICING = 4  # of which its terms and ``departures`` (a position cut there costs these only)
 _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never runs out in a gap
 
 Key = tuple[int, ...]
@@ -180,9 +179,9 @@ class BoardSearch:
         return result
 
     def _priced(self, board: BughouseBoard, left: int) -> Terms | None:
-        """The bound's terms of a position to expand, its work counted; ``None`` at the end,
-        or where its squares to empty cannot all be emptied in time (``departures``): its
-        moves are never generated."""
+        """The bound's terms of a position to expand, its work counted; ``None`` at the end or
+        where its squares to empty cannot be emptied in time (``departures``, on the root and
+        after unpriced moves: ``price`` cuts the others before they are played)."""
         if left == 0:
             return None
         self.budget.spend(_PRICING)
