@@ -169,6 +169,12 @@ class MatchGaps(MatchMoves):
         self._state = rebuilt._state
         return events
 
+    def after_gap(self, gap: int) -> list[Entry]:
+        """The log's entries after the gap (what ``resolve_gap`` replays on its plies).
+        ValueError for a gap that is not open."""
+        log = self._state.log
+        return log[_gap_index(log, gap) + 1 :]
+
     def open_gaps(self) -> list[int]:
         return [entry.gap for entry in self._state.log if isinstance(entry, GapFilled)]
 
