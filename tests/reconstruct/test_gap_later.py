@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bughouse_bridge.bughouse.bpgn import parse_bpgn_game
 from bughouse_bridge.bughouse.match import Match
-from bughouse_bridge.bughouse.match_log import Accepted, FlagFell, Played
+from bughouse_bridge.bughouse.match_log import Accepted, Entry, FlagFell, Played
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove, Seat
 from bughouse_bridge.data import bundled_game, bundled_game_names
@@ -132,7 +132,11 @@ def test_only_an_ambiguous_gap_whose_candidates_are_all_listed_is_settleable() -
 def test_later_moves_are_the_logs_moves_unless_something_else_changed_a_board() -> None:
     drop, reply = move(B, "N@e4"), move(A, "g1f3")
     flag = FlagFell(1.0, Seat(A, chess.WHITE), 1.0)
-    entries = [Played(1.0, drop, None, force=True), flag, Played(2.0, reply, 900, force=False)]
+    entries: list[Entry] = [
+        Played(1.0, drop, None, force=True),
+        flag,
+        Played(2.0, reply, 900, force=False),
+    ]
     assert later_moves(entries) == [LaterMove(drop, forced=True), LaterMove(reply)]
     assert later_moves([*entries, Accepted(3.0, A, "8/8/8/8/8/8/8/8")]) is None
     assert later_moves([]) == []

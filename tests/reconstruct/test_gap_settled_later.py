@@ -9,7 +9,9 @@ import chess
 import pytest
 from sensors import Table
 
+from bughouse_bridge.bughouse.bpgn_document import BpgnDocument
 from bughouse_bridge.bughouse.events import Alert, LinkChanged, MovePlayed, Severity
+from bughouse_bridge.bughouse.record import GameRecord
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 
 A, B = BoardId.A, BoardId.B
@@ -58,9 +60,28 @@ def recorded_moves(table: Table) -> list[tuple[str, int, str, bool]]:
     ]
 
 
+class Bpgn:
+    """The record and its BPGN followed as the bridge follows them (synced after each step)."""
+
+    def __init__(self) -> None:
+        self.record, self.document = GameRecord(), BpgnDocument()
+
+    def follow(self, table: Table) -> str:
+        first = self.record.sync(table.rec.match.record)
+        if first is not None:
+            self.document.update(self.record.entries, first)
+        return self.document.text({"Event": "t"}, self.record.result)
+
+
+def fresh_bpgn(table: Table) -> str:
+    return Bpgn().follow(table)
+
+
 def test_the_partner_dropping_the_knight_settles_the_gap_to_the_knight() -> None:
     table, asked = dropped_and_taken()
     gap = asked.details["gap"]
+    bpgn = Bpgn()
+    assert "{gap A: " in bpgn.follow(table)
     table.drop(B, "N", "e4").wait(3)  # White on B: the knight Black took on A
     assert table.moves(B) == ["N@e4"]
     assert illegal_alerts(table) == []
@@ -82,6 +103,10 @@ def test_the_partner_dropping_the_knight_settles_the_gap_to_the_knight() -> None
         ("A", 2, "e5f4", True),
         ("B", 1, "N@e4", False),
     ]
+    text = bpgn.follow(table)
+    assert text == fresh_bpgn(table)
+    assert "{gap" not in text
+    assert text.index("N@f4") < text.index("exf4") < text.index("N@e4")
     with pytest.raises(ValueError, match="already settled by the moves played since"):
         table.rec.choose_recovery(gap, 0, table.t)
     # Play goes on, numbered on from the recovered plies.
