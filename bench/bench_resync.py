@@ -226,7 +226,9 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
 
 
 def _later(game: Game, gap: Gap, solution: GapSolution, settled_after: list[int]) -> str:
-    later, after = after_return(gap.known, gap.truth, solution, game.moves[gap.resume :])
+    later, after = after_return(
+        gap.known, gap.truth, solution, game.moves[gap.resume :], gap.targets
+    )
     if later == "settled" and after is not None:
         settled_after.append(after)
     if later == "settled_wrong":

@@ -8,18 +8,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.reconstruct.gap import end_state
-from bughouse_bridge.reconstruct.gap_later import LaterMove, LaterVerdict, settleable, weigh_later
+from bughouse_bridge.reconstruct.gap_later import (
+    LaterMove,
+    LaterVerdict,
+    each_board_moved,
+    settleable,
+    weigh_later,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from bughouse_bridge.bughouse.match import Match
-    from bughouse_bridge.bughouse.types import BughouseMove
+    from bughouse_bridge.bughouse.types import BoardId, BughouseMove
     from bughouse_bridge.reconstruct.gap import GapSolution
 
 HORIZON = 20  # later plies played (both boards), or up to the game's end
 
 
 def after_return(
-    known: Match, truth: Match, solution: GapSolution, continuation: list[BughouseMove]
+    known: Match,
+    truth: Match,
+    solution: GapSolution,
+    continuation: list[BughouseMove],
+    boards: Iterable[BoardId],
 ) -> tuple[str, int | None]:
     """How the later moves settle a gap left to the arbiter: ``settled`` (right),
     ``settled_wrong`` (must never be), ``contradicted`` (no candidate fits), ``open``
@@ -33,7 +45,7 @@ def after_return(
         if evidence.verdict is LaterVerdict.CONTRADICTED:
             return "contradicted", plies
         chosen = evidence.chosen
-        if chosen is not None:
+        if chosen is not None and each_board_moved(boards, later[:plies]):  # as live
             right = solution.candidates[chosen].end == end_state(truth)
             return ("settled" if right else "settled_wrong"), plies
     return "open", None

@@ -20,6 +20,7 @@ from bughouse_bridge.reconstruct.gap import Candidate, GapSolution, Verdict, end
 from bughouse_bridge.reconstruct.gap_later import (
     LaterMove,
     LaterVerdict,
+    each_board_moved,
     later_moves,
     settleable,
     weigh_later,
@@ -140,6 +141,22 @@ def test_later_moves_are_the_logs_moves_unless_something_else_changed_a_board() 
     assert later_moves(entries) == [LaterMove(drop, forced=True), LaterMove(reply)]
     assert later_moves([*entries, Accepted(3.0, A, "8/8/8/8/8/8/8/8")]) is None
     assert later_moves([]) == []
+
+
+@pytest.mark.parametrize(
+    ("boards", "moves", "moved"),
+    [
+        ([A], [(B, "N@e4")], False),
+        ([A], [(B, "N@e4"), (A, "g1f3")], True),
+        ([A, B], [(A, "g1f3")], False),
+        ([A, B], [(A, "g1f3"), (B, "d2d4")], True),
+        ([A], [], False),
+    ],
+)
+def test_a_settle_waits_for_a_move_on_each_board_of_the_gap(
+    boards: list[BoardId], moves: list[tuple[BoardId, str]], *, moved: bool
+) -> None:
+    assert each_board_moved(boards, later(*moves)) is moved
 
 
 # --- the property: replaying real games, the truth is never ruled out -----------------------

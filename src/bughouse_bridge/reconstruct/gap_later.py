@@ -14,7 +14,9 @@ consistent are grouped by the game state they lead to now (``solver.joint.end_st
 boards: placements, pockets, side on move, castling, en passant): *settled* when exactly one
 such state remains, *contradicted* when none does (the truth was not among the candidates),
 *open* otherwise. A move that stood although illegal (``forced``, an illegal drop before the
-row-9 remedy) is replayed as it stood: it tells nothing.
+row-9 remedy) is replayed as it stood: it tells nothing. Live, a settle also waits for a move
+on each board of the gap (``each_board_moved``): the side on move the gap left is a guess until
+then.
 """
 
 from __future__ import annotations
@@ -36,17 +38,18 @@ from bughouse_bridge.reconstruct.gap import Verdict
 from bughouse_bridge.reconstruct.solver.joint import end_state
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from bughouse_bridge.bughouse.match import Match
     from bughouse_bridge.bughouse.match_log import Entry
-    from bughouse_bridge.bughouse.types import BughouseMove
+    from bughouse_bridge.bughouse.types import BoardId, BughouseMove
     from bughouse_bridge.reconstruct.gap import Candidate, GapSolution
 
 __all__ = [
     "LaterEvidence",
     "LaterMove",
     "LaterVerdict",
+    "each_board_moved",
     "later_moves",
     "settleable",
     "weigh_later",
@@ -94,6 +97,16 @@ def settleable(solution: GapSolution) -> bool:
     cap (``unknown``) or a confirmation that ran out of work: the truth may be a story nobody
     listed, which the later moves would not rule out while they ruled out the others."""
     return solution.verdict is Verdict.AMBIGUOUS and solution.confirmed
+
+
+def each_board_moved(boards: Iterable[BoardId], later: Sequence[LaterMove]) -> bool:
+    """Whether each of the gap's ``boards`` has a move since. The solver searches the side on
+    move that its shortest explanation leaves (the clock is not trusted as a link returns), so
+    the candidates may all have the other side on move than the truth: the first move on that
+    board rules them all out. Before it, a settle by the other board's moves could pick a
+    candidate with the wrong side on move."""
+    moved = {played.move.board for played in later}
+    return all(board in moved for board in boards)
 
 
 def later_moves(entries: Sequence[Entry]) -> list[LaterMove] | None:

@@ -2,12 +2,15 @@
 
 After every move committed (on either board) each open gap whose candidates are every story the
 solver could tell (``gap_later.settleable``) is weighed again with the moves played since
-(``gap_later.weigh_later``). When the candidates still consistent lead to one game state, the
-gap is settled exactly as the arbiter's ``choose_recovery`` settles it: the candidate's plies
-replace the gap in the log (``Match.resolve_gap``), the moves after it are replayed on them (the
-positions and pockets published become the candidate's, the ply numbers and the record follow),
-and the arbiter is told which move decided (``settled_by``). When none is consistent the gap
-stays with the arbiter, who is told once. Below ``Resync``, which holds the gaps' book.
+(``gap_later.weigh_later``). When the candidates still consistent lead to one game state, and
+each board of the gap has moved since (its side on move was the shortest explanation's guess
+until then: ``gap_later.each_board_moved``), the gap is settled exactly as the arbiter's
+``choose_recovery`` settles it: the candidate's plies replace the gap in the log
+(``Match.resolve_gap``), the moves after it are replayed on them (the positions and pockets
+published become the candidate's, the ply numbers and the record follow), and the arbiter is
+told which move decided (``settled_by``: the one that ruled out the last other candidate). When
+none is consistent the gap stays with the arbiter, who is told once. Below ``Resync``, which
+holds the gaps' book.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from bughouse_bridge.reconstruct.gap_later import (
     LaterEvidence,
     LaterMove,
     LaterVerdict,
+    each_board_moved,
     later_moves,
     settleable,
     weigh_later,
@@ -58,7 +62,7 @@ class LaterSettles(Refills):
         if evidence.verdict is LaterVerdict.CONTRADICTED:
             self._gaps.contradicted(gap)
             return [self._contradicted_alert(gap, _decider(evidence, later), now)]
-        if evidence.chosen is None:
+        if evidence.chosen is None or not each_board_moved(self._gaps.targets(gap), later):
             return []
         candidate = solution.candidates[evidence.chosen]
         return self._settled_later(gap, candidate, _decider(evidence, later), now)
