@@ -68,6 +68,7 @@ OUTCOMES = (
     "settled",
     "settled_wrong",
     "contradicted",
+    "longer_only",
     "open",
     "not_weighed",
 )
@@ -301,6 +302,7 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
         "settled": float(totals["settled"]),
         "settled_wrong": float(totals["settled_wrong"]),
         "contradicted": float(totals["contradicted"]),
+        "longer_only": float(totals["longer_only"]),
         "later_p50": statistics.median(settled) if (settled := _all(later_plies)) else 0.0,
     }
     return "\n".join(lines), figures
@@ -345,7 +347,8 @@ candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. After later
 continuation of both boards, up to {HORIZON} plies, weighed after every ply as live): certain
 {figures["later"]:.1f} % ({figures["settled"]:.0f} gaps settled, median
 {figures["later_p50"]:g} later plies; settled wrong {figures["settled_wrong"]:.0f}; no candidate
-fits {figures["contradicted"]:.0f}). Solver time per gap
+fits {figures["contradicted"]:.0f}; only a story longer than the shortest fits, not settled,
+{figures["longer_only"]:.0f}). Solver time per gap
 (wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
 {figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
 (on the core's thread, not the event loop).

@@ -11,6 +11,7 @@ from bughouse_bridge.reconstruct.gap import end_state
 from bughouse_bridge.reconstruct.gap_later import (
     LaterMove,
     LaterVerdict,
+    among_shortest,
     each_board_moved,
     settleable,
     weigh_later,
@@ -34,9 +35,10 @@ def after_return(
     boards: Iterable[BoardId],
 ) -> tuple[str, int | None]:
     """How the later moves settle a gap left to the arbiter: ``settled`` (right),
-    ``settled_wrong`` (must never be), ``contradicted`` (no candidate fits), ``open``
-    (nothing decisive within ``HORIZON`` plies) or ``not_weighed`` (not ``settleable``), and
-    after how many later plies it was decided (``None``: it was not)."""
+    ``settled_wrong`` (must never be), ``contradicted`` (no candidate fits), ``longer_only``
+    (only a story longer than the shortest fits: not settled), ``open`` (nothing decisive
+    within ``HORIZON`` plies) or ``not_weighed`` (not ``settleable``), and after how many later
+    plies it was decided (``None``: it was not)."""
     if not settleable(solution):
         return "not_weighed", None
     later = [LaterMove(move) for move in continuation[:HORIZON]]
@@ -46,6 +48,8 @@ def after_return(
             return "contradicted", plies
         chosen = evidence.chosen
         if chosen is not None and each_board_moved(boards, later[:plies]):  # as live
+            if not among_shortest(solution.candidates, chosen):
+                return "longer_only", plies
             right = solution.candidates[chosen].end == end_state(truth)
             return ("settled" if right else "settled_wrong"), plies
     return "open", None

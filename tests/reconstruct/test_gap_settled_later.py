@@ -8,10 +8,14 @@ from dataclasses import replace
 import chess
 import pytest
 from sensors import Table
+from test_gap_games import FAST, GAMES, _in_game_order, replay_with_gap
+from trace_gen import game_trace
 
 from bughouse_bridge.bughouse.bpgn_document import BpgnDocument
 from bughouse_bridge.bughouse.events import Alert, LinkChanged, MovePlayed, Severity
+from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.record import GameRecord
+from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 
 A, B = BoardId.A, BoardId.B
@@ -193,3 +197,52 @@ def test_a_gap_no_candidate_of_which_fits_the_later_moves_stays_with_the_arbiter
     )
     assert settle_alerts(table) == []
     assert table.rec.match.open_gaps() == [gap]
+
+
+# --- real games through the emulator: a gap in fast play, the later moves weigh it ----------
+
+EMULATED = [
+    # 5 s on A: two stories (Bc3 taken or not); a later bishop drop on A settles it.
+    ("A", 5.0, 0.1, "settled_by"),
+    # 12 s on A: the later moves leave only a story two plies longer than the shortest; the
+    # truth is longer still (a settle would have been wrong): the arbiter is told, no settle.
+    ("A", 12.0, 0.5, "fits"),
+    # 12 s on B: every story leaves White on move; Black moves first: none fits.
+    ("B", 12.0, 0.2, "contradicted"),
+]
+
+
+@pytest.mark.parametrize(("cut", "length", "at", "outcome"), EMULATED)
+def test_a_gap_in_a_real_game_is_weighed_by_the_moves_played_after_it(
+    cut: str, length: float, at: float, outcome: str
+) -> None:
+    game = GAMES["1934301"]
+    plan, records = game_trace(game, 0, pace=FAST)
+    result, at_gap = replay_with_gap(records, frozenset({BoardId(cut)}), plan.end * at, length)
+    rec = result.reconstructor
+    truth = Match(get_preset("fics"))
+    assert list(_in_game_order(game, plan, truth))
+    gap_alerts = [
+        o
+        for o in result.outcomes[at_gap:]
+        if isinstance(o, Alert) and o.code is AlertCode.GAP_AMBIGUOUS
+    ]
+    asked = [a for a in gap_alerts if "candidates" in a.details]
+    weighed = [a for a in gap_alerts if {"settled_by", "fits", "contradicted"} & a.details.keys()]
+    assert len(asked) == 1
+    assert len(weighed) == 1
+    (said,) = weighed
+    assert outcome in said.details
+    assert said.details["gap"] == asked[0].details["gap"]
+    if outcome == "settled_by":
+        assert rec.match.open_gaps() == []
+        for board in BoardId:  # positions, pockets and side on move exact, as if recovered
+            assert rec.match.fen(board).split()[:2] == truth.fen(board).split()[:2]
+    else:
+        assert rec.match.open_gaps() == [said.details["gap"]]
+    illegal = [
+        o
+        for o in result.outcomes[at_gap:]
+        if isinstance(o, Alert) and o.severity is Severity.ILLEGAL
+    ]
+    assert illegal == []

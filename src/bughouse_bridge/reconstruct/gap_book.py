@@ -43,7 +43,9 @@ class OpenGap:
 
     solution: GapSolution
     targets: Mapping[BoardId, str]
-    contradicted: bool = False  # the moves after it ruled out every candidate (``gap_later``)
+    # The moves after it told all they can (``later_settle``): every candidate ruled out, or
+    # only a longer story left; it is no longer weighed.
+    concluded: bool = False
 
 
 @dataclass(slots=True)
@@ -75,10 +77,11 @@ class GapBook:
         found = self._open.get(gap)
         return None if found is None else found.solution
 
-    def contradicted(self, gap: int) -> None:
-        """The moves after ``gap`` ruled out all its candidates: it stays with the arbiter, and
-        is no longer weighed by later moves. KeyError when it is not open."""
-        self._open[gap] = replace(self._open[gap], contradicted=True)
+    def concluded(self, gap: int) -> None:
+        """The moves after ``gap`` told all they can (all its candidates ruled out, or only a
+        longer one left): it stays with the arbiter, and is no longer weighed by later moves.
+        KeyError when it is not open."""
+        self._open[gap] = replace(self._open[gap], concluded=True)
 
     def settled_later(self, gap: int, how: str) -> None:
         """``gap`` was settled by the moves played after it (``how``: which): it is no longer
@@ -91,8 +94,8 @@ class GapBook:
         return self._settled_later.get(gap)
 
     def weighable(self) -> list[int]:
-        """The open gaps later moves may still settle (none of them ruled out all candidates)."""
-        return [gap for gap, found in sorted(self._open.items()) if not found.contradicted]
+        """The open gaps later moves may still settle."""
+        return [gap for gap, found in sorted(self._open.items()) if not found.concluded]
 
     def targets(self, gap: int) -> dict[BoardId, str]:
         """The placements ``gap`` set its boards to; KeyError when it is not open."""

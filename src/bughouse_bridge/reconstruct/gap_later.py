@@ -14,9 +14,12 @@ consistent are grouped by the game state they lead to now (``solver.joint.end_st
 boards: placements, pockets, side on move, castling, en passant): *settled* when exactly one
 such state remains, *contradicted* when none does (the truth was not among the candidates),
 *open* otherwise. A move that stood although illegal (``forced``, an illegal drop before the
-row-9 remedy) is replayed as it stood: it tells nothing. Live, a settle also waits for a move
-on each board of the gap (``each_board_moved``): the side on move the gap left is a guess until
-then.
+row-9 remedy) is replayed as it stood: it tells nothing.
+
+What may be settled (the policy, the same live and in the bench): a gap whose candidates are
+every story the solver could tell (``settleable``), by a survivor that is one of the shortest
+stories (``among_shortest``), once each board of the gap has moved since (``each_board_moved``:
+the side on move the gap left is a guess until then).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "LaterEvidence",
     "LaterMove",
     "LaterVerdict",
+    "among_shortest",
     "each_board_moved",
     "later_moves",
     "settleable",
@@ -97,6 +101,16 @@ def settleable(solution: GapSolution) -> bool:
     cap (``unknown``) or a confirmation that ran out of work: the truth may be a story nobody
     listed, which the later moves would not rule out while they ruled out the others."""
     return solution.verdict is Verdict.AMBIGUOUS and solution.confirmed
+
+
+def among_shortest(candidates: Sequence[Candidate], index: int) -> bool:
+    """Whether the candidate is one of the shortest explanations. Only those are settled by
+    later moves: the candidates list every story up to two plies longer than the shortest, so a
+    shortest one left alone has been weighed against every story two plies longer, as a unique
+    explanation is before it is published; a longer one has not (the truth may be two plies
+    longer still, and fit the later moves as well)."""
+    fewest = min(len(candidate.moves) for candidate in candidates)
+    return len(candidates[index].moves) == fewest
 
 
 def each_board_moved(boards: Iterable[BoardId], later: Sequence[LaterMove]) -> bool:

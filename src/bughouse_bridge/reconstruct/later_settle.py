@@ -9,8 +9,8 @@ until then: ``gap_later.each_board_moved``), the gap is settled exactly as the a
 (``Match.resolve_gap``), the moves after it are replayed on them (the positions and pockets
 published become the candidate's, the ply numbers and the record follow), and the arbiter is
 told which move decided (``settled_by``: the one that ruled out the last other candidate). When
-none is consistent the gap stays with the arbiter, who is told once. Below ``Resync``, which
-holds the gaps' book.
+none is consistent, or only a story longer than the shortest (``gap_later.among_shortest``), the
+gap stays with the arbiter, who is told once. Below ``Resync``, which holds the gaps' book.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bughouse_bridge.reconstruct.gap_later import (
     LaterEvidence,
     LaterMove,
     LaterVerdict,
+    among_shortest,
     each_board_moved,
     later_moves,
     settleable,
@@ -59,13 +60,17 @@ class LaterSettles(Refills):
         if not later or len(later) > LATER_WINDOW:
             return []
         evidence = weigh_later(self._match.before_gap(gap), solution.candidates, later)
+        decider = _decider(evidence, later)
         if evidence.verdict is LaterVerdict.CONTRADICTED:
-            self._gaps.contradicted(gap)
-            return [self._contradicted_alert(gap, _decider(evidence, later), now)]
-        if evidence.chosen is None or not each_board_moved(self._gaps.targets(gap), later):
+            self._gaps.concluded(gap)
+            return [self._contradicted_alert(gap, decider, now)]
+        chosen = evidence.chosen
+        if chosen is None or not each_board_moved(self._gaps.targets(gap), later):
             return []
-        candidate = solution.candidates[evidence.chosen]
-        return self._settled_later(gap, candidate, _decider(evidence, later), now)
+        if not among_shortest(solution.candidates, chosen):
+            self._gaps.concluded(gap)
+            return [self._longer_alert(gap, chosen, decider, now)]
+        return self._settled_later(gap, solution.candidates[chosen], decider, now)
 
     def _settled_later(
         self, gap: int, candidate: Candidate, decider: LaterMove | None, now: float
@@ -79,7 +84,7 @@ class LaterSettles(Refills):
         try:
             events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
         except ValueError:  # the log after it no longer replays: left to the arbiter
-            self._gaps.contradicted(gap)
+            self._gaps.concluded(gap)
             return []
         settled_by = _described(decider)
         how = "the moves played since" + (
@@ -138,6 +143,29 @@ class LaterSettles(Refills):
             gap=gap,
             contradicted=True,
             contradicted_by=settled_by,
+        )
+
+    def _longer_alert(
+        self, gap: int, chosen: int, decider: LaterMove | None, now: float
+    ) -> Outcome:
+        """Only a story longer than the shortest fits the moves played since: the arbiter is
+        told which (it is not settled alone: a story longer still may fit as well)."""
+        board = min(self._gaps.targets(gap))
+        ruled_out_by = _described(decider)
+        message = (
+            f"Board {board}: of the gap's ({gap}) candidates only {chosen}, a longer story than "
+            "the shortest, fits the moves played since; it stays with the arbiter "
+            "(choose_recovery)."
+        )
+        return alert(
+            now,
+            board,
+            None,
+            AlertCode.GAP_AMBIGUOUS,
+            message,
+            gap=gap,
+            fits=chosen,
+            ruled_out_by=ruled_out_by,
         )
 
 
