@@ -8,7 +8,8 @@ owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only th
 (``gap_doors.GapDoors``). Its interface: ``review`` (a reading: ``Proceed | Reread | Handled``),
 ``settle_gap`` (a link back, once its board settled), ``unexplained`` (a board on a guess nothing
 explains), ``supplied`` (a drop the guessed pockets lack),
-``guessed``, ``move_committed`` (a move confirms a recovery's side on move),
+``guessed``, ``move_committed`` (a move confirms a recovery's side on move), ``weigh_later`` (a
+move committed may settle a gap left to the arbiter: ``later_settle.LaterSettles``),
 ``pressed_without_move`` and ``press_still_owed`` (what a press tells of the side on move after
 a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 """
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 
 from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
-from bughouse_bridge.reconstruct.refill import Refills
+from bughouse_bridge.reconstruct.later_settle import LaterSettles
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ class Handled:
 Weighed = Proceed | Reread | Handled
 
 
-class Resync(Refills):
+class Resync(LaterSettles):
     """The gaps' component: see the module docstring."""
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
@@ -355,6 +356,9 @@ class Resync(Refills):
             self._gaps.reordered(gap)
             return list(events)
         solution = self._gaps.solution(gap)
+        how = self._gaps.how_settled(gap)
+        if how is not None:  # issue 19: a later move settled it before the arbiter chose
+            raise ValueError(f"gap {gap} is already settled by {how}")
         if solution is None:
             open_gaps = self._gaps.open_ids()
             raise ValueError(f"there is no open gap {gap}; open gaps: {open_gaps}")
