@@ -48,20 +48,21 @@ N_AT_F3 = BughouseMove(BoardId.A, chess.Move.from_uci("N@f3"))
 P_AT_E5 = BughouseMove(BoardId.A, chess.Move.from_uci("P@e5"))
 
 READING_CASES = [
-    (Ready(), PressAwaited(E4), AwaitPress(E4)),
-    (AwaitPiece(N_AT_F3, 1.0), PressAwaited(E4), AwaitPress(E4)),
-    (Blocked(), PressAwaited(E4), AwaitPress(E4)),  # its own press ends the block
+    (Ready(), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),
+    (AwaitPiece(N_AT_F3, 1.0), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),
+    (Blocked(), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),  # its own press ends the block
+    (AwaitPress(E4, 3.0), PressAwaited(E4, 5.0), AwaitPress(E4, 5.0)),  # read again: a new due
     (Ready(), PieceAwaited(N_AT_F3, 2.0), AwaitPiece(N_AT_F3, 2.0)),
     (AwaitPiece(N_AT_F3, 1.0), PieceAwaited(N_AT_F3, 2.0), AwaitPiece(N_AT_F3, 1.0)),  # same drop
     (AwaitPiece(N_AT_F3, 1.0), PieceAwaited(P_AT_E5, 2.0), AwaitPiece(P_AT_E5, 2.0)),
-    (AwaitPress(E4), Held(), Blocked()),  # blocked: no press awaited any more
+    (AwaitPress(E4, 3.0), Held(), Blocked()),  # blocked: no press awaited any more
     (AwaitPiece(N_AT_F3, 1.0), Held(), Blocked()),
     (Blocked(), Unheld(), Ready()),
-    (AwaitPress(E4), Unheld(), AwaitPress(E4)),
-    (AwaitPress(E4), Resolved(), Ready()),
+    (AwaitPress(E4, 3.0), Unheld(), AwaitPress(E4, 3.0)),
+    (AwaitPress(E4, 3.0), Resolved(), Ready()),
     (AwaitPiece(N_AT_F3, 1.0), Resolved(), Ready()),
     (Blocked(), Resolved(), Blocked()),  # a block lasts until the other board's gap is settled
-    (AwaitPress(E4), GlimpsedRest(), AwaitPress(E4)),  # lifted for a moment
+    (AwaitPress(E4, 3.0), GlimpsedRest(), AwaitPress(E4, 3.0)),  # lifted for a moment
     (AwaitPiece(N_AT_F3, 1.0), GlimpsedRest(), Ready()),  # the drop's piece taken back
     (AwaitPiece(N_AT_F3, 1.0), DropVoid(), Ready()),
 ]
@@ -72,7 +73,7 @@ def test_reading_transitions(state, event, after) -> None:
     assert READING.fire(state, event) == after
 
 
-@pytest.mark.parametrize("state", [Ready(), AwaitPress(E4), Blocked()])
+@pytest.mark.parametrize("state", [Ready(), AwaitPress(E4, 3.0), Blocked()])
 def test_only_a_waiting_drop_can_be_void(state) -> None:
     with pytest.raises(TransitionError, match="on DropVoid"):
         READING.fire(state, DropVoid())

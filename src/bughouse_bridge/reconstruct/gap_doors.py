@@ -3,8 +3,9 @@
 ``Resync`` is a plain object the reconstructor holds, as it holds ``flags.Flags``: it owns the
 gaps' book (``gap_book.GapBook``) and the gaps' business, and reaches the rest of the
 reconstructor only through these doors — the match and the boards' states it reads and moves,
-the placements the boards show, and the few things it asks the reader to do (wake a board, read
-it again, follow a move committed, say a board matches the game again).
+the placements the boards show, and the few things it asks the reader to do (read a board
+again, follow a move committed, say a board matches the game again). It never asks for a board
+to be woken: the states it leaves carry their dues (``deadlines.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ class GapDoors:
     boards: Mapping[BoardId, Board]
     config: ReconstructorConfig
     physical: Callable[[BoardId], str | None]  # what the board shows, ``None``: not known yet
-    wake: Callable[[BoardId, float], None]  # read the board again at that time at the latest
     reread: Read  # read the board again now
     nudge: Read  # read the board again now if it waited on the other one
     resolved: Callable[[BoardId, float, str], list[Outcome]]  # the board matches the game again

@@ -2,9 +2,10 @@
 and whether the readings follow the game (**Track**).
 
 Reading — ``Ready``: nothing awaited; the next settled placement is read afresh.
-``AwaitPress(move)``: a settled legal move of the side on move, the clock running for him: his
-press commits it (or ``no_press_commit_after`` does, with an alert), and a press that comes
-after the board moved on commits it while its piece still stands. ``AwaitPiece(drop, since)``:
+``AwaitPress(move, due)``: a settled legal move of the side on move, the clock running for him:
+his press commits it (or, at ``due``, ``no_press_commit_after`` after its placement's last change,
+a reading does, with an alert), and a press that comes after the board moved on commits it while
+its piece still stands. ``AwaitPiece(drop, since)``:
 a drop of a piece the pocket does not hold yet, waiting (``drop_grace`` from ``since``) for the
 capture on the other board that supplies it. ``Blocked``: the reading waits on the other board
 while that board's link is down (a drop's piece, or a drop answered at once, that a capture
@@ -40,6 +41,7 @@ class Ready:
 @dataclass(frozen=True, slots=True)
 class AwaitPress:
     move: BughouseMove
+    due: float  # committed without its press by the reading at this time
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +60,10 @@ ReadingState = Ready | AwaitPress | AwaitPiece | Blocked
 
 @dataclass(frozen=True, slots=True)
 class PressAwaited:
-    """A settled legal move waits for its press."""
+    """A settled legal move waits for its press (until ``due``)."""
 
     move: BughouseMove
+    due: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ ReadingEvent = PressAwaited | PieceAwaited | Held | Unheld | Resolved | Glimpsed
 
 
 def _await_press(_state: ReadingState, event: PressAwaited) -> ReadingState:
-    return AwaitPress(event.move)
+    return AwaitPress(event.move, event.due)
 
 
 def _await_piece(state: ReadingState, event: PieceAwaited) -> ReadingState:

@@ -50,10 +50,8 @@ class Refills(Guesses):
         if not suspect or now >= self._gaps.provisional_until(board):
             self._gaps.fill_confirmed(board)  # the fill was whole (or has stood long enough)
             return None
-        due = state.changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < state.changed_at + self.config.stability_window:
+            return []  # looked at again once settled: the placement's due
         return self._refill(board, gap, now)
 
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:

@@ -106,18 +106,14 @@ class Resync(Refills):
             return None
         state = self._boards[board]
         since = state.changed_at if state.lost_track_at is None else state.lost_track_at
-        due = since + self.config.unexplained_limit
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < since + self.config.unexplained_limit:
+            return []  # the run of readings carries its due (``deadlines.board_dues``)
         return self._reconcile(board, now)
 
     def settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
-        due = state.changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < state.changed_at + self.config.stability_window:
+            return []  # settled at the placement's due
         settling = state.link
         assert isinstance(settling, Settling)
         state.link_event(Reconciled())
@@ -141,8 +137,7 @@ class Resync(Refills):
         deadline = settling.back_at + self.config.unexplained_limit
         if now >= deadline:
             return False
-        self._boards[board].link_event(Deferred(settling))
-        self._doors.wake(board, deadline)
+        self._boards[board].link_event(Deferred(settling))  # ``Settling`` carries the deadline
         return True
 
     def _reconcile(
@@ -326,10 +321,8 @@ class Resync(Refills):
         replaces the recovery, as an arbiter takes the shorter story the board now tells.
         ``None`` (nothing changed; the reading is read as usual) when no such explanation
         exists or the recovery cannot be taken back."""
-        due = self._boards[board].changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < self._boards[board].changed_at + self.config.stability_window:
+            return []  # looked at once settled: the placement's due
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)  # looked at once: it stands, or is redone
         physical = self._doors.physical(board)
