@@ -28,6 +28,7 @@ from bughouse_bridge.reconstruct.reading_machine import (
     Resolved,
     Strayed,
     Stuck,
+    Timed,
     Unheld,
     asks_reread,
     astray_since,
@@ -90,7 +91,19 @@ TRACK_CASES = [
     (Astray(5.0), Asked(), Stuck(5.0)),
     (Stuck(5.0), Released(), Astray(5.0)),  # read again: the run is not over
     (Recheck(), Released(), OnTrack()),
+    (Astray(5.0), Timed(9.0), Astray(5.0, 9.0)),  # the reading is reported then
+    (Stuck(5.0), Timed(9.0), Stuck(5.0, 9.0)),
+    (Astray(5.0, 9.0), Strayed(7.0), Astray(5.0)),  # the next reading times its own report
+    (Stuck(5.0, 9.0), Released(), Astray(5.0)),
+    (Astray(5.0, 9.0), Asked(), Stuck(5.0)),
+    (Stuck(5.0, 9.0), Followed(), Recheck()),
 ]
+
+
+@pytest.mark.parametrize("state", [OnTrack(), Recheck()])
+def test_only_a_board_astray_has_a_reading_to_report(state) -> None:
+    with pytest.raises(TransitionError):
+        TRACK.fire(state, Timed(9.0))
 
 
 @pytest.mark.parametrize(("state", "event", "after"), TRACK_CASES)

@@ -7,9 +7,11 @@ it is derived from), and exists only while that state does:
   is settled then too, ``resync.Resync.settle_gap``; so is a fill's or a recovery's later look);
 - the Reading machine: ``AwaitPress.due`` (committed without its press), ``AwaitPiece`` (the drop
   stands ``drop_grace`` after ``since``);
-- the Track machine: a run of readings that commit nothing (``Astray``/``Stuck``) is reported
-  once it has had its time: an illegal move ``illegal_after`` after the placement's change, an
-  unexplained one ``unexplained_limit`` after it (or after the run's start, on a gap's guess);
+- the Track machine: astray, the last reading is reported once it has had its time
+  (``Astray.report_at``/``Stuck.report_at``, set by its handler: an illegal move
+  ``illegal_after`` after the placement's change, sooner after a press; an unexplained one
+  ``unexplained_limit`` after it, or after the run's start on a gap's guess); a held reading
+  (``Blocked``) has none: it waits for the other board's gap;
 - the placement's orientation not known yet: ``unexplained_limit`` after its change;
 - the press ledger: a press ahead (``Ahead``) is a press without a move ``press_grace`` after it,
   and a hand that may still be on an illegal drop is off it ``press_grace`` after the later of
@@ -65,9 +67,8 @@ def board_dues(state: Board, config: ReconstructorConfig, *, decided: bool) -> l
     elif isinstance(reading, AwaitPiece):
         dues.append(reading.since + config.drop_grace)
     track = state.track
-    if isinstance(track, Astray | Stuck):
-        dues += [changed + config.illegal_after, changed + config.unexplained_limit]
-        dues.append(track.since + config.unexplained_limit)
+    if isinstance(track, Astray | Stuck) and track.report_at is not None:
+        dues.append(track.report_at)
     if state.rotated is None:
         dues.append(changed + config.unexplained_limit)
     presses = state.presses

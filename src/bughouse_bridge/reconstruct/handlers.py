@@ -19,6 +19,7 @@ from bughouse_bridge.reconstruct.reading_machine import (
     PieceAwaited,
     PressAwaited,
     Strayed,
+    Timed,
 )
 from bughouse_bridge.reconstruct.reading_values import (
     Correction,
@@ -178,6 +179,7 @@ class Handlers(Committer):
             # drop stands (``_overdue_drop``) the reply reads as the next move, not a wrong turn.
             due = max(due, state.reading.since + self.config.drop_grace)
         if now < due:
+            state.track_event(Timed(due))
             return []
         judgement = reading.judgement
         code = judgement.code or AlertCode.ILLEGAL_MOVE
@@ -228,6 +230,7 @@ class Handlers(Committer):
             return more_of_a_gap
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
+            state.track_event(Timed(due))
             return []
         return self._once(board, physical, self._unexplained_alert(board, physical, now, ""))
 

@@ -57,7 +57,8 @@ class Reader(Handlers):
         self, board: BoardId, now: float, *, pressed_now: bool = False, cascade: bool = True
     ) -> list[Outcome]:
         state = self._boards[board]
-        state.read_at = now  # the dues up to now are read (``deadlines.board_deadline``)
+        # The dues up to now are read (``deadlines.board_deadline``).
+        state.read_at = max(state.read_at, now)
         if not state.occupancy.known or not state.connected:
             return []  # a board whose link is down is read again when it is back
         if isinstance(state.link, Settling):

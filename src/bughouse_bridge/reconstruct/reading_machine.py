@@ -19,7 +19,10 @@ return to the game position does not end the run, a reading that follows the gam
 that absorbs what came before it) does. ``Stuck(since)``: astray, and the last reading waits on
 the other board: it is read again when the other board moves (``reader.Reader._nudge``).
 ``Recheck``: following, and read again when the other board moves (a board whose gap was just
-filled anew). The two dimensions are independent: every combination is reachable.
+filled anew). The two dimensions are independent: every combination is reachable. Astray or
+stuck, the board's last reading may be due to be reported (an illegal or unexplained placement,
+once it has had its time): ``report_at``, set by its handler (``Timed``) and dropped by the next
+reading, or by a move or a return to the game position.
 """
 
 from __future__ import annotations
@@ -160,11 +163,13 @@ class Recheck:
 @dataclass(frozen=True, slots=True)
 class Astray:
     since: float  # the first reading of the run that commits nothing
+    report_at: float | None = None  # the last reading is reported then, if nothing changes
 
 
 @dataclass(frozen=True, slots=True)
 class Stuck:
     since: float
+    report_at: float | None = None
 
 
 Track = OnTrack | Recheck | Astray | Stuck
@@ -192,12 +197,19 @@ class Released:
     """The board was read again (or moved, or settled at rest): nothing asked any more."""
 
 
-TrackEvent = Followed | Strayed | Asked | Released
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """The last reading (illegal, unexplained) is reported at ``report_at`` if nothing changes."""
+
+    report_at: float
+
+
+TrackEvent = Followed | Strayed | Asked | Released | Timed
 
 
 def _strayed(state: Track, event: Strayed) -> Track:
     if isinstance(state, Astray | Stuck):
-        return state
+        return type(state)(state.since)  # the reading's own report, if any, is timed anew
     return Stuck(event.now) if isinstance(state, Recheck) else Astray(event.now)
 
 
@@ -211,6 +223,11 @@ def _asked(state: Track, _event: TrackEvent) -> Track:
 
 def _released(state: Track, _event: TrackEvent) -> Track:
     return Astray(state.since) if isinstance(state, Astray | Stuck) else OnTrack()
+
+
+def _timed(state: Track, event: Timed) -> Track:
+    assert isinstance(state, Astray | Stuck)
+    return type(state)(state.since, event.report_at)
 
 
 _TRACK: dict[tuple[type, type], Edge[Track, TrackEvent]] = {
@@ -230,6 +247,8 @@ _TRACK: dict[tuple[type, type], Edge[Track, TrackEvent]] = {
     (Recheck, Released): Edge(OnTrack, _released),
     (Astray, Released): Edge(Astray, _released),
     (Stuck, Released): Edge(Astray, _released),
+    (Astray, Timed): Edge(Astray, _timed),  # type: ignore[arg-type]
+    (Stuck, Timed): Edge(Stuck, _timed),  # type: ignore[arg-type]
 }
 
 TRACK: Machine[Track, TrackEvent] = Machine("Track", OnTrack, _TRACK)

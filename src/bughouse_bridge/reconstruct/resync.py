@@ -37,7 +37,7 @@ from bughouse_bridge.reconstruct.link import (
     Reconciled,
     Settling,
 )
-from bughouse_bridge.reconstruct.reading_machine import Unheld
+from bughouse_bridge.reconstruct.reading_machine import Timed, Unheld
 from bughouse_bridge.reconstruct.reading_values import Legal
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
@@ -106,8 +106,10 @@ class Resync(Refills):
             return None
         state = self._boards[board]
         since = state.changed_at if state.lost_track_at is None else state.lost_track_at
-        if now < since + self.config.unexplained_limit:
-            return []  # the run of readings carries its due (``deadlines.board_dues``)
+        due = since + self.config.unexplained_limit
+        if now < due:
+            state.track_event(Timed(due))
+            return []
         return self._reconcile(board, now)
 
     def settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
