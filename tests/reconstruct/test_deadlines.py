@@ -119,3 +119,10 @@ def test_a_move_awaiting_its_press_is_committed_at_its_due() -> None:
     table.wait(CONFIG.no_press_commit_after)
     assert table.moves(A) == ["e2e4"]
     assert AlertCode.MOVE_WITHOUT_CLOCK in [a.code for a in table.alerts()]
+
+
+@pytest.mark.parametrize("name", ["stability_window", "press_grace", "illegal_after"])
+def test_a_duration_that_is_not_positive_is_refused(name: str) -> None:
+    """A due made at a reading must lie after it, or it would never be read."""
+    with pytest.raises(ValueError, match="positive"):
+        ReconstructorConfig(**{name: 0.0})
