@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
+from bughouse_bridge.reconstruct.gap_doors import Handled, Reread
 from bughouse_bridge.reconstruct.handlers import Handlers
-from bughouse_bridge.reconstruct.resync import Handled, Reread
 
 
 class Reader(Handlers):

@@ -79,7 +79,7 @@ class PieceAwaited:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """The reading waits on the other board, whose link is down (``guesses.Guesses._hold``)."""
+    """The reading waits on the other board, whose link is down (``guesses.Guesses.hold``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ Gaps are the business of ``resync.Resync``, a plain object the reconstructor hol
 ``review`` is the reader's one door to them; it owns the gaps' book, ``gap_book.GapBook``, and
 reaches the reconstructor only through ``gap_doors.GapDoors``). A gap nothing
 explains is filled as the boards stand, and that fill is a guess, treated as one:
-a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
+a later settled look that does not read as a plain move solves the gap again (``redo_fill``), a
 drop its guessed pockets lack is its evidence (``supplied``), the side on move it guessed is
 corrected by the first move of the other side (``_wrong_guess``). A recovery is a guess of the
 same kind: the clock is not trusted as a link returns, so the shortest explanation decides the side

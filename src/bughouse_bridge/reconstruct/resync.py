@@ -15,7 +15,7 @@ a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import (
@@ -47,50 +47,73 @@ if TYPE_CHECKING:
 
     import chess
 
+    from bughouse_bridge.bughouse.events import MatchEvent
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.bughouse.types import BughouseMove, Judgement
+    from bughouse_bridge.reconstruct.gap_doors import GapDoors
     from bughouse_bridge.reconstruct.gap_guess import RecoveredTurn
     from bughouse_bridge.reconstruct.outcomes import Outcome
     from bughouse_bridge.reconstruct.reading_values import Reading
 
 
-from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
+from bughouse_bridge.reconstruct.gap_doors import GapWork, Handled, Proceed, Reread, Weighed
+from bughouse_bridge.reconstruct.gap_pockets import GapPockets
+from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
 from bughouse_bridge.reconstruct.refill import Refills
 
 
-@dataclass(frozen=True, slots=True)
-class Proceed:
-    """The reading is no evidence about a gap: handle it as usual."""
+class Resync:
+    """The gaps' component: see the module docstring. Made of parts, each with its interface:
+    what they share (``gap_doors.GapWork``: the doors, the book, the boards, the game), the
+    guesses a gap leaves (``guesses.Guesses``) and a fill's later look (``refill.Refills``)."""
 
+    def __init__(self, doors: GapDoors) -> None:
+        self._work = GapWork(doors)
+        self._guesses = Guesses(self._work)
+        self._refills = Refills(self._work, self._guesses)
+        self._doors = doors
+        self._gaps = self._work.gaps
+        self._boards = self._work.boards
+        self.config = self._work.config
 
-@dataclass(frozen=True, slots=True)
-class Reread:
-    """The reading corrected a guessed side on move: read the board again."""
+    @property
+    def _match(self) -> Match:
+        return self._work.match
 
+    def supplied(
+        self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
+    ) -> list[MatchEvent] | None:
+        """A drop its pockets lack, weighed as a gap's evidence (``gap_pockets.GapPockets``)."""
+        return GapPockets(self._match, self._gaps).supplied(board, move, standing, now)
 
-@dataclass(frozen=True, slots=True)
-class Handled:
-    """The gaps' business: these outcomes, and nothing more for this reading."""
+    def guessed(self) -> set[BoardId]:
+        """The boards whose position or pockets are (partly) a gap's guess."""
+        return self._gaps.guessed()
 
-    out: list[Outcome]
+    def move_committed(self, board: BoardId) -> None:
+        """A move committed after a recovery confirms the side on move it guessed."""
+        self._gaps.recovery_confirmed(board)
 
+    def pressed_without_move(self, board: BoardId) -> bool:
+        """A press with no move of the side thought on move (``Guesses``)."""
+        return self._guesses.pressed_without_move(board)
 
-Weighed = Proceed | Reread | Handled
-
-
-class Resync(Refills):
-    """The gaps' component: see the module docstring."""
+    def press_still_owed(self, board: BoardId) -> None:
+        """After a gap the press of its last ply may still be owed (``Guesses``)."""
+        self._guesses.press_still_owed(board)
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
         """The one door through which the reader asks whether a reading is evidence about a
         gap: a board held while the other link is down, a guessed side on move the reading
         corrects, a recovery it disproves, a fill it shows was made from a hand in motion."""
-        if self._hold(board, reading):
+        if self._guesses.hold(board, reading):
             return Handled([])
-        if self._wrong_guess(board, reading):
+        if self._guesses.wrong_guess(board, reading):
             return Reread()
         disproved = self._recovery_disproved(board, reading, now)
         if disproved is not None:
             return Handled(disproved)
-        redone = self._redo_fill(board, reading, now)
+        redone = self._refills.redo_fill(board, reading, now)
         if redone is not None:
             return Handled(redone)
         return Proceed()
@@ -219,9 +242,9 @@ class Resync(Refills):
             last = self._boards[move.board].last
             self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
-            self._presses_absorbed(b, now)
+            self._guesses.presses_absorbed(b, now)
             self.press_still_owed(b)
-        self._turn_guessed(candidate)
+        self._guesses.turn_guessed(candidate)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -247,10 +270,10 @@ class Resync(Refills):
         self._match.fill_gap(gap, fens, boards=targets, t=now)
         self._gaps.open(gap, solution, targets)
         for b in targets:
-            self._after_gap(b, now)
+            self._guesses.after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
-            # (And perhaps a hand in motion when nothing explains it: see ``_redo_fill``.)
+            # (And perhaps a hand in motion when nothing explains it: see ``Refills.redo_fill``.)
             turn_guessed = turns.get(b) is None
             doubtful = None if solution.candidates else now + self.config.unexplained_limit
             if turn_guessed or doubtful is not None:
@@ -291,7 +314,7 @@ class Resync(Refills):
             return None
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)
-        if not self._can_take_back(guess):
+        if not self._guesses.can_take_back(guess):
             return None
         # The placements the recovery reached were right; the side on move was not.
         targets = {b: self._match.board_fen(b) for b in guess.boards}
@@ -306,7 +329,7 @@ class Resync(Refills):
         for move in reversed(guess.moves):
             out += self._match.takeback(move.board, t=now)
         for b in guess.boards:
-            self._after_gap(b, now)
+            self._guesses.after_gap(b, now)
         return out
 
     def _recovery_relooked(
@@ -328,7 +351,7 @@ class Resync(Refills):
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)  # looked at once: it stands, or is redone
         physical = self._doors.physical(board)
-        if physical is None or not self._can_take_back(guess):
+        if physical is None or not self._guesses.can_take_back(guess):
             return None
         targets = {b: self._match.board_fen(b) for b in guess.boards} | {board: physical}
         trial = self._match.copy()
@@ -357,7 +380,7 @@ class Resync(Refills):
             raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
         candidate = solution.candidates[index]
         events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
-        self._forget_gap(gap, now)
+        self._guesses.forget_gap(gap, now)
         return [
             *events,
             *self._doors.resolved(BoardId.A, now, ""),
