@@ -15,7 +15,11 @@ after the gap (from the games' clock stamps; a side whose time did not move made
 Outcomes per gap: *certain* (``unique``: the game state is certain and published, the plies
 recovered), of which *exact order* (the very plies played), *arbiter* (ambiguous, none, or the
 work cap: the position is published and the arbiter asked; *truth among candidates* must be
-100 %), *wrong* (``unique`` and not the truth's end state: must be 0).
+100 %), *wrong* (``unique`` and not the truth's end state: must be 0). *Certain after later
+evidence*: the gaps certain at the return plus those left to the arbiter that the true
+continuation of both boards (up to ``later_bench.HORIZON`` plies) settles, as the live
+reconstructor does after every move (``reconstruct/later_settle.py``), with the median number of
+later plies it took; *settled wrong* must be 0.
 """
 
 from __future__ import annotations
@@ -46,13 +50,28 @@ from bughouse_bridge.reconstruct.gap import (
     solve_gap,
 )
 from bughouse_bridge.reconstruct.solver.evidence import ClockReading, board_clock
+from later_bench import HORIZON, after_return  # the bench's own helper (bench/ is on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", ROOT / "../shared/data/bpgn")
 STRIDE = 10
 GAPS = (1, 2, 3, 5, 8, 12, 20)
 LIMITS = GapLimits()  # the live default
-OUTCOMES = ("certain", "exact", "unconfirmed", "unconfirmed_wrong", "arbiter", "among", "wrong")
+OUTCOMES = (
+    "certain",
+    "exact",
+    "unconfirmed",
+    "unconfirmed_wrong",
+    "arbiter",
+    "among",
+    "wrong",
+    "settled",
+    "settled_wrong",
+    "contradicted",
+    "longer_only",
+    "open",
+    "not_weighed",
+)
 STAMP_MS = 10  # the games' clock stamps: milliseconds, as FICS rounds them
 FASTEST_PLY = 0.05  # seconds: the quickest ply in the games takes 0.1 s
 
@@ -72,6 +91,7 @@ class Gap:
     truth: Match
     evidence: GapEvidence
     played: dict[BoardId, list[BughouseMove]]  # the truth's plies in the gap, per solved board
+    resume: int  # the index in the game of the first ply after the gap
 
 
 def games() -> list[Game]:
@@ -104,8 +124,10 @@ def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap 
     counted = dict.fromkeys(cut, 0)
     held: set[BoardId] = set()
     played: dict[BoardId, list[BughouseMove]] = {board: [] for board in BoardId}
+    resume = len(game.moves)
     for index, move in enumerate(game.moves[start:], start):
         if all(count >= plies for count in counted.values()):
+            resume = index
             break
         if move.board in cut:
             counted[move.board] += 1
@@ -132,7 +154,7 @@ def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap 
         for board in boards
     }
     played = {board: played[board] for board in boards}
-    return Gap(known, targets, turns, truth, GapEvidence(clocks), played)
+    return Gap(known, targets, turns, truth, GapEvidence(clocks), played, resume)
 
 
 def _stamp(
@@ -173,6 +195,7 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
     tally: dict[tuple[int, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
     counts: dict[tuple[int, str], int] = defaultdict(int)
     times: dict[str, list[float]] = defaultdict(list)
+    later_plies: dict[tuple[int, str], list[int]] = defaultdict(list)
     for game in games():
         for start in range(0, len(game.moves) - 1, STRIDE * (3 if quick else 1)):
             for plies in GAPS[:5] if quick else GAPS:
@@ -193,11 +216,25 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
                     times["cpu"].append(time.process_time() - cpu)
                     key = (plies, kind)
                     counts[key] += 1
-                    for outcome in classify(solution, gap):
+                    outcomes = classify(solution, gap)
+                    if "arbiter" in outcomes:  # the true continuation weighed (issue 19)
+                        outcomes.add(_later(game, gap, solution, later_plies[key]))
+                    for outcome in outcomes:
                         tally[key][outcome] += 1
                     if "wrong" in classify(solution, gap):
                         print("wrong:", start, plies, sorted(cut), file=sys.stderr)
-    return {"tally": tally, "counts": counts, "times": times}
+    return {"tally": tally, "counts": counts, "times": times, "later_plies": later_plies}
+
+
+def _later(game: Game, gap: Gap, solution: GapSolution, settled_after: list[int]) -> str:
+    later, after = after_return(
+        gap.known, gap.truth, solution, game.moves[gap.resume :], gap.targets
+    )
+    if later == "settled" and after is not None:
+        settled_after.append(after)
+    if later == "settled_wrong":
+        print("settled wrong:", gap.resume, gap.targets, file=sys.stderr)
+    return later
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -209,13 +246,15 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
     tally: dict[tuple[int, str], dict[str, int]] = result["tally"]  # type: ignore[assignment]
     counts: dict[tuple[int, str], int] = result["counts"]  # type: ignore[assignment]
     times: dict[str, list[float]] = result["times"]  # type: ignore[assignment]
+    later_plies: dict[tuple[int, str], list[int]] = result["later_plies"]  # type: ignore[assignment]
     lines = [
         (
             "| plies per cut board | boards | gaps | state certain, published | exact order "
             "| published unconfirmed (wrong) | to the arbiter | truth among candidates | wrong "
+            "| certain after later evidence (median later plies) | settled wrong "
             "| solver p50 / p99 |"
         ),
-        "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     totals = dict.fromkeys(OUTCOMES, 0)
     for kind in ("one", "both"):
@@ -227,16 +266,20 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
             for outcome in OUTCOMES:
                 totals[outcome] += row[outcome]
             among = f"{row['among']}/{row['arbiter']}" if row["arbiter"] else "-"
+            after = later_plies.get((plies, kind))
+            median = f" ({statistics.median(after):g})" if after else ""
             lines.append(
                 f"| {plies} | {kind} | {n} | {100 * row['certain'] / n:.0f} % "
                 f"| {100 * row['exact'] / n:.0f} % "
                 f"| {row['unconfirmed'] + row['unconfirmed_wrong']} ({row['unconfirmed_wrong']}) "
-                f"| {row['arbiter']} | {among} | {row['wrong']} | |"
+                f"| {row['arbiter']} | {among} | {row['wrong']} "
+                f"| {100 * (row['certain'] + row['settled']) / n:.0f} %{median} "
+                f"| {row['settled_wrong']} | |"
             )
         if times.get(kind):
             p50 = statistics.median(times[kind]) * 1000
             lines.append(
-                f"| all | {kind} | {len(times[kind])} | | | | | | | "
+                f"| all | {kind} | {len(times[kind])} | | | | | | | | | "
                 f"{p50:.1f} / {_percentile(times[kind], 0.99):.0f} ms |"
             )
     every = [t for kind in ("one", "both") for t in times.get(kind, [])]
@@ -255,8 +298,18 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
         "cpu_p99": _percentile(cpu, 0.99),
         "unconfirmed": float(totals["unconfirmed"] + totals["unconfirmed_wrong"]),
         "unconfirmed_wrong": float(totals["unconfirmed_wrong"]),
+        "later": 100 * (totals["certain"] + totals["settled"]) / max(1, len(every)),
+        "settled": float(totals["settled"]),
+        "settled_wrong": float(totals["settled_wrong"]),
+        "contradicted": float(totals["contradicted"]),
+        "longer_only": float(totals["longer_only"]),
+        "later_p50": statistics.median(settled) if (settled := _all(later_plies)) else 0.0,
     }
     return "\n".join(lines), figures
+
+
+def _all(per_row: dict[tuple[int, str], list[int]]) -> list[int]:
+    return [value for values in per_row.values() for value in values]
 
 
 def main() -> None:
@@ -290,7 +343,12 @@ looking for a longer one that ends otherwise).
 In all: game state certain and published {figures["certain"]:.1f} %, exact order
 {figures["exact"]:.1f} %, published unconfirmed {figures["unconfirmed"]:.0f} gaps (of which wrong
 {figures["unconfirmed_wrong"]:.0f}), to the arbiter {figures["arbiter"]:.0f} gaps (truth among the
-candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. Solver time per gap
+candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. After later evidence (the true
+continuation of both boards, up to {HORIZON} plies, weighed after every ply as live): certain
+{figures["later"]:.1f} % ({figures["settled"]:.0f} gaps settled, median
+{figures["later_p50"]:g} later plies; settled wrong {figures["settled_wrong"]:.0f}; no candidate
+fits {figures["contradicted"]:.0f}; only a story longer than the shortest fits, not settled,
+{figures["longer_only"]:.0f}). Solver time per gap
 (wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
 {figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
 (on the core's thread, not the event loop).

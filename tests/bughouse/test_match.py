@@ -450,3 +450,18 @@ def test_a_piece_the_gap_supplied_is_moved_from_the_pocket_the_guess_kept_it_in(
     pockets = match.pockets()
     assert (pockets.of(A, chess.WHITE), pockets.of(B, chess.WHITE)) == ("", "N")
     assert match.ply(B) == 1
+
+
+def test_a_piece_the_gap_did_not_pocket_is_not_moved_from_there() -> None:
+    """The knight in White's pocket on A came from a capture after the gap, not from its fill
+    (an emulated game crashed on it: the fill's pocket had no such piece to give up)."""
+    match = Match(get_preset("fics"))
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+    match.fill_gap(1, _fens(match, A, start, {}), boards=[A], t=0.0)
+    for uci in ("g1f3", "e7e5", "f3e5", "d7d6", "e5f7", "e8f7"):  # Black on B takes a knight
+        match.play(BughouseMove(B, chess.Move.from_uci(uci)), t=1.0)
+    assert match.pockets().of(A, chess.WHITE) == "N"
+    fen = match.fen(B)
+    with pytest.raises(ValueError, match="put no knight"):
+        match.gap_supplied(1, B, chess.WHITE, chess.KNIGHT, source=A)
+    assert (match.pockets().of(A, chess.WHITE), match.fen(B)) == ("N", fen)

@@ -282,3 +282,59 @@ async def test_hall_orders_tables_and_survives_bad_payloads(scene):
     await hall.wait_for_selector("[data-round]:not([hidden])")
     assert await text(hall, "[data-round]") == "round 1"
     assert any("not JSON" in warning for warning in warnings)
+
+
+GAP_ALERT: dict[str, Any] = {
+    **{k: ALERT[k] for k in ("schema", "bridge", "match", "boot_id", "ts", "t")},
+    "type": "alert",
+    "board": "A",
+    "color": None,
+    "code": "gap_ambiguous",
+    "rule": None,
+}
+
+
+async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene):
+    """The moves played after an ambiguous gap settled it (contract §3, later evidence): the
+    gap's alert keeps its text, its candidate buttons are disabled and say why; the alert
+    telling the settlement offers nothing to do."""
+    browser, client, url = scene
+    await publish(client, "state", STATE)
+    console = await browser.new_page()
+    await console.goto(f"{url}#/console")
+    await console.fill("[name=username]", "arbiter")
+    await console.click("[data-login] button")
+    await console.wait_for_selector("[data-console]")
+    await asyncio.sleep(0.3)  # subscribed
+    candidates = [{"index": 0, "moves": {}, "san": {}}, {"index": 1, "moves": {}, "san": {}}]
+    opened = {
+        **GAP_ALERT,
+        "seq": 50,
+        "severity": "warning",
+        "message": "Board A is back; 2 different sequences of moves explain the gap.",
+        "details": {"gap": 3, "verdict": "ambiguous", "candidates": candidates},
+    }
+    settled = {
+        **GAP_ALERT,
+        "seq": 57,
+        "severity": "info",
+        "message": "Board A: the moves played since settle gap 3.",
+        "details": {"gap": 3, "resolved": True, "settled_by": {"board": "B", "uci": "N@e4"}},
+    }
+    await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
+    gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
+    choices = console.locator('[data-action="choose_recovery"]')
+    await choices.first.wait_for()
+    assert await choices.count() == 2
+    assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
+    await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
+    await console.wait_for_selector("[data-alert-code='gap_ambiguous'][data-settled]")
+    assert await choices.evaluate_all("els => els.every(e => e.disabled)")
+    assert await console.locator("[data-settled]").count() == 1  # the gap's alert, not the news
+    assert "its candidates can no longer be chosen" in await text(console, "[data-settled]")
+    assert await gap_alerts.count() == 2
+    news = console.locator("[data-alert-code='gap_ambiguous']:not([data-settled])")
+    actions = await news.locator("[data-action]").evaluate_all(
+        "els => els.map(e => e.dataset.action)"
+    )
+    assert actions == ["ack"]

@@ -220,6 +220,8 @@ CANDIDATES = {"gap": 7, "candidates": [{"index": 0}, {"index": 1}]}
             ("choose_recovery", {"gap": 7, "candidate": 0}),
             ("choose_recovery", {"gap": 7, "candidate": 1}),
             ("accept", {"board": "B"}), ("resync", {"board": "B"})]),
+        # A gap settled since (the moves played after it, or a better look): nothing to do.
+        ("gap_ambiguous", {"gap": 7, "resolved": True, "settled_by": None}, []),
         ("flag", {"claim": {"board": "B", "color": "white", "claim": "flag"}},
          [("confirm_claim", {"board": "B", "color": "white", "claim": "flag"})]),
         ("clock_without_move", {}, [("resync", {"board": "B"})]),
@@ -235,6 +237,22 @@ async def test_alert_actions_are_only_those_that_apply(page, code, details, offe
     alert = {"code": code, "board": "B", "details": details}
     got = await run(page, "arbiter.js", "alertActions", alert)
     assert [(a["verb"], a["args"]) for a in got] == offered
+
+
+@pytest.mark.parametrize(
+    ("details", "gap", "settled"),
+    [
+        ({"gap": 7, "candidates": []}, "box-1/m-1/7", None),
+        ({"gap": 7, "resolved": True}, "box-1/m-1/7", "box-1/m-1/7"),
+        ({"gap": 0, "resolved": True}, "box-1/m-1/0", "box-1/m-1/0"),  # gap 0 is a gap
+        ({"claim": CLAIM}, None, None),
+        ({"resolved": True}, None, None),  # an unexplained position resolved: no gap
+    ],
+)
+async def test_an_alert_names_its_gap_and_whether_it_tells_it_settled(page, details, gap, settled):
+    alert = {"code": "gap_ambiguous", "bridge": "box-1", "match": "m-1", "details": details}
+    assert await run(page, "arbiter.js", "gapKey", alert) == gap
+    assert await run(page, "arbiter.js", "settledGap", alert) == settled
 
 
 async def test_alert_actions_need_a_board_for_board_verbs(page):

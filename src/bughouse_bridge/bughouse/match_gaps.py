@@ -114,11 +114,16 @@ class MatchGaps(MatchMoves):
     ) -> None:
         """A drop shows that the gap put one more ``piece`` into the pocket of ``color`` on
         ``board`` than its fill guessed (taken from that pocket on ``source``, where the gap
-        guessed one too many): the entry is amended, what came after it replayed."""
+        guessed one too many): the entry is amended, what came after it replayed. ValueError
+        (nothing changed) when the gap put no such piece in that pocket on ``source`` (a later
+        capture did)."""
         entry = self._gap_entry(gap)
         fens = {board_id: BughouseBoard(fen) for board_id, fen in entry.fens.items()}
         fens[board].pockets[color].add(piece)
         if source is not None:
+            if not fens[source].pockets[color].count(piece):
+                name = chess.piece_name(piece)
+                raise ValueError(f"gap {gap} put no {name} in that pocket on board {source}")
             fens[source].pockets[color].remove(piece)
         self.refill_gap(gap, {board_id: position.fen() for board_id, position in fens.items()})
 
@@ -168,6 +173,12 @@ class MatchGaps(MatchMoves):
         rebuilt._replay(log[index + 1 :])
         self._state = rebuilt._state
         return events
+
+    def after_gap(self, gap: int) -> list[Entry]:
+        """The log's entries after the gap (what ``resolve_gap`` replays on its plies).
+        ValueError for a gap that is not open."""
+        log = self._state.log
+        return log[_gap_index(log, gap) + 1 :]
 
     def open_gaps(self) -> list[int]:
         return [entry.gap for entry in self._state.log if isinstance(entry, GapFilled)]

@@ -65,7 +65,7 @@ class Committer(Standing):
         out = self._after_commit(board, move, events, now)
         state = self._boards[board]
         state.last = replace(state.last, standing=standing is not None, parent=parent)
-        return earlier + out
+        return earlier + out + self._resync.weigh_later(now)  # issue 19: a gap's evidence
 
     def _standing_alert(
         self, board: BoardId, move: BughouseMove, standing: Judgement, now: float

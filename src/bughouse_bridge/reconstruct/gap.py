@@ -86,7 +86,9 @@ class GapSolution:
     verdict: Verdict
     candidates: tuple[Candidate, ...] = ()  # one per distinct end state, shortest first
     nodes: int = 0  # work done (``GapLimits.max_nodes``)
-    confirmed: bool = True  # False: unique taken when only its confirmation ran out of work
+    # False: the confirmation (explanations up to two plies longer than the shortest, ending
+    # otherwise) ran out of work, or (ambiguous) found more end states than are listed
+    confirmed: bool = True
     order_certain: bool = True  # False: other orders (or lengths) reach the same end state
     alternatives: tuple[Candidate, ...] = ()  # some of those other orders, for the arbiter
 
@@ -128,7 +130,11 @@ def solve_gap(
     if not explanations.shortest_complete:
         return GapSolution(Verdict.UNKNOWN, candidates, nodes)
     if len(candidates) > 1:
-        return GapSolution(Verdict.AMBIGUOUS, candidates, nodes)
+        # Confirmed: every end state up to the confirmation's length is listed (what settling
+        # it by later moves, ``gap_later``, needs: the truth is then among the candidates).
+        listed = len(explanations.found) <= limits.max_candidates
+        confirmed = explanations.complete and listed
+        return GapSolution(Verdict.AMBIGUOUS, candidates, nodes, confirmed=confirmed)
     best = found[0]
     return GapSolution(
         Verdict.UNIQUE,

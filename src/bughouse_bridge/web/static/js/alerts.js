@@ -11,8 +11,10 @@ import {
   alertWhere,
   articleText,
   articleTranslation,
+  gapKey,
   localTime,
   ruleText,
+  settledGap,
   tableName,
 } from "./arbiter.js";
 import { element } from "./dom.js";
@@ -43,6 +45,7 @@ export class AlertFeed {
     this.acknowledge = acknowledge; // (alert): the console publishes the acknowledgement
     this.items = new Map(); // alertKey -> {item, alert}
     this.acks = new Map(); // alertKey -> acknowledgement (it may come before its alert)
+    this.settled = new Set(); // gapKey of the gaps settled (the news may come before the gap's alert)
     this.texts = {};
     this.translations = {};
     this.alarmCount = 0;
@@ -121,7 +124,23 @@ export class AlertFeed {
     item.hidden = Boolean(this.filter.value) && this.filter.value !== alert.bridge;
     this.list.prepend(item);
     if (this.acks.has(key)) this.showAck(item, this.acks.get(key));
+    this.applySettled(alert);
     if (alarms(alert)) this.sound();
+  }
+
+  // A gap settled (by the moves played since, or a better look at it): its earlier alerts keep
+  // their text, but their candidates can no longer be chosen (the bridge would refuse them).
+  applySettled(alert) {
+    const settled = settledGap(alert);
+    if (settled) this.settled.add(settled);
+    for (const { item, alert: shown } of this.items.values()) {
+      const gap = gapKey(shown);
+      if (gap === null || !this.settled.has(gap) || settledGap(shown) || "settled" in item.dataset) continue;
+      item.dataset.settled = "";
+      item.classList.add("settled");
+      for (const button of item.querySelectorAll('[data-action="choose_recovery"]')) button.disabled = true;
+      item.querySelector("[data-ack-status]").before(element("p", { class: "settled-status" }, t("alert.gap_settled")));
+    }
   }
 
   fillArticle(item, alert) {

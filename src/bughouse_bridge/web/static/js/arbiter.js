@@ -67,9 +67,11 @@ export const ALERT_ACTIONS = {
 const UNKNOWN_CODE_ACTIONS = ["claim", "candidates"];
 const BOARD_VERBS = ["takeback", "accept", "resync"];
 
-// The actions an alert offers the arbiter: [{label, verb, args}].
+// The actions an alert offers the arbiter: [{label, verb, args}]. An alert that tells a gap
+// settled (details.resolved: the moves played since, or a better look) offers none.
 export function alertActions(alert) {
   const details = alert.details ?? {};
+  if (details.resolved) return [];
   const onBoard = alert.board === "A" || alert.board === "B";
   const actions = [];
   for (const kind of ALERT_ACTIONS[alert.code] ?? UNKNOWN_CODE_ACTIONS) {
@@ -170,6 +172,19 @@ export function ackPayload(alert, by, ts) {
 }
 
 // The key an alert and its acknowledgement share: bridge, boot and seq.
+// The gap an alert tells settled ("bridge/match/gap"), or null: the earlier alerts of that gap
+// no longer offer its candidates.
+export function settledGap(alert) {
+  const details = alert.details ?? {};
+  return details.resolved && details.gap !== undefined ? gapKey(alert) : null;
+}
+
+// The gap an alert is about ("bridge/match/gap"), or null.
+export function gapKey(alert) {
+  const gap = alert.details?.gap;
+  return gap === undefined || gap === null ? null : `${alert.bridge}/${alert.match}/${gap}`;
+}
+
 export function alertKey(message) {
   return `${message.bridge}/${message.boot_id}/${message.seq}`;
 }
