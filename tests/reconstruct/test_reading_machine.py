@@ -28,6 +28,7 @@ from bughouse_bridge.reconstruct.reading_machine import (
     Resolved,
     Strayed,
     Stuck,
+    Timed,
     Unheld,
     asks_reread,
     astray_since,
@@ -48,20 +49,21 @@ N_AT_F3 = BughouseMove(BoardId.A, chess.Move.from_uci("N@f3"))
 P_AT_E5 = BughouseMove(BoardId.A, chess.Move.from_uci("P@e5"))
 
 READING_CASES = [
-    (Ready(), PressAwaited(E4), AwaitPress(E4)),
-    (AwaitPiece(N_AT_F3, 1.0), PressAwaited(E4), AwaitPress(E4)),
-    (Blocked(), PressAwaited(E4), AwaitPress(E4)),  # its own press ends the block
+    (Ready(), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),
+    (AwaitPiece(N_AT_F3, 1.0), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),
+    (Blocked(), PressAwaited(E4, 3.0), AwaitPress(E4, 3.0)),  # its own press ends the block
+    (AwaitPress(E4, 3.0), PressAwaited(E4, 5.0), AwaitPress(E4, 5.0)),  # read again: a new due
     (Ready(), PieceAwaited(N_AT_F3, 2.0), AwaitPiece(N_AT_F3, 2.0)),
     (AwaitPiece(N_AT_F3, 1.0), PieceAwaited(N_AT_F3, 2.0), AwaitPiece(N_AT_F3, 1.0)),  # same drop
     (AwaitPiece(N_AT_F3, 1.0), PieceAwaited(P_AT_E5, 2.0), AwaitPiece(P_AT_E5, 2.0)),
-    (AwaitPress(E4), Held(), Blocked()),  # blocked: no press awaited any more
+    (AwaitPress(E4, 3.0), Held(), Blocked()),  # blocked: no press awaited any more
     (AwaitPiece(N_AT_F3, 1.0), Held(), Blocked()),
     (Blocked(), Unheld(), Ready()),
-    (AwaitPress(E4), Unheld(), AwaitPress(E4)),
-    (AwaitPress(E4), Resolved(), Ready()),
+    (AwaitPress(E4, 3.0), Unheld(), AwaitPress(E4, 3.0)),
+    (AwaitPress(E4, 3.0), Resolved(), Ready()),
     (AwaitPiece(N_AT_F3, 1.0), Resolved(), Ready()),
     (Blocked(), Resolved(), Blocked()),  # a block lasts until the other board's gap is settled
-    (AwaitPress(E4), GlimpsedRest(), AwaitPress(E4)),  # lifted for a moment
+    (AwaitPress(E4, 3.0), GlimpsedRest(), AwaitPress(E4, 3.0)),  # lifted for a moment
     (AwaitPiece(N_AT_F3, 1.0), GlimpsedRest(), Ready()),  # the drop's piece taken back
     (AwaitPiece(N_AT_F3, 1.0), DropVoid(), Ready()),
 ]
@@ -72,7 +74,7 @@ def test_reading_transitions(state, event, after) -> None:
     assert READING.fire(state, event) == after
 
 
-@pytest.mark.parametrize("state", [Ready(), AwaitPress(E4), Blocked()])
+@pytest.mark.parametrize("state", [Ready(), AwaitPress(E4, 3.0), Blocked()])
 def test_only_a_waiting_drop_can_be_void(state) -> None:
     with pytest.raises(TransitionError, match="on DropVoid"):
         READING.fire(state, DropVoid())
@@ -89,7 +91,19 @@ TRACK_CASES = [
     (Astray(5.0), Asked(), Stuck(5.0)),
     (Stuck(5.0), Released(), Astray(5.0)),  # read again: the run is not over
     (Recheck(), Released(), OnTrack()),
+    (Astray(5.0), Timed(9.0), Astray(5.0, 9.0)),  # the reading is reported then
+    (Stuck(5.0), Timed(9.0), Stuck(5.0, 9.0)),
+    (Astray(5.0, 9.0), Strayed(7.0), Astray(5.0)),  # the next reading times its own report
+    (Stuck(5.0, 9.0), Released(), Astray(5.0)),
+    (Astray(5.0, 9.0), Asked(), Stuck(5.0)),
+    (Stuck(5.0, 9.0), Followed(), Recheck()),
 ]
+
+
+@pytest.mark.parametrize("state", [OnTrack(), Recheck()])
+def test_only_a_board_astray_has_a_reading_to_report(state) -> None:
+    with pytest.raises(TransitionError):
+        TRACK.fire(state, Timed(9.0))
 
 
 @pytest.mark.parametrize(("state", "event", "after"), TRACK_CASES)

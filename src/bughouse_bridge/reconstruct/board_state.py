@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -62,7 +63,7 @@ SEEN_KEPT = 64  # placements remembered since the last commit (a move makes a ha
 class Board:
     """Everything the reconstructor remembers about one board: the values of its machines
     (link, presses, reading, track, stalling watch), the last move, and data
-    (what the sensors showed and when, the alerts raised, when it is to be read again)."""
+    (what the sensors showed and when, the alerts raised, when it was last read)."""
 
     occupancy: Occupancy
     rotated: bool | None
@@ -81,9 +82,9 @@ class Board:
     # Alerts raised about placements, each once; one open makes the board's return announced.
     alerted: set[tuple[AlertCode, str]] = field(default_factory=set)
     signal: str | None = None  # the result the magic pieces showed last
-    # When the board is to be read again: reset by every reading, which asks again for what it
-    # still waits on (re-reading is idempotent); a sensor change asks for the stability window.
-    wake_at: float | None = None
+    # The board's last reading: the dues its values carry up to then were read, and the next
+    # reading is the earliest due after it (``deadlines.board_deadline``).
+    read_at: float = -math.inf
 
     @property
     def firmness(self) -> Firmness:

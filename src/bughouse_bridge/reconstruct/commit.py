@@ -13,10 +13,6 @@ from bughouse_bridge.reconstruct.presses import (
     Committed,
 )
 from bughouse_bridge.reconstruct.reading_machine import Released, Resolved
-from bughouse_bridge.reconstruct.reading_values import (
-    Changes,
-    Firmness,
-)
 from bughouse_bridge.reconstruct.stall_watch import MoveMade
 
 if TYPE_CHECKING:
@@ -29,6 +25,7 @@ if TYPE_CHECKING:
         MatchEvent,
     )
     from bughouse_bridge.reconstruct.outcomes import Outcome
+    from bughouse_bridge.reconstruct.reading_values import Changes
 
 from bughouse_bridge.reconstruct.last_move import LastMove
 from bughouse_bridge.reconstruct.standing import Standing
@@ -86,10 +83,9 @@ class Committer(Standing):
     ) -> list[Outcome]:
         state = self._boards[board]
         unpressed = state.press is None and self._clock_expected(board)
-        firmness = self._firmness_at_commit(board, now)  # by the press it matches
+        # By the press it matches; a pressed move is seen to stand (``LastMove.stands_at``).
+        firmness = self._firmness_at_commit(board, now)
         state.press_event(Committed(unpressed=unpressed))
-        if firmness is not Firmness.OPEN:
-            self._wake(board, now + self.config.press_grace)  # to see it stand
         state.reading_event(Resolved())
         state.trail.clear()
         # Changes after the move's piece arrived belong to what follows (a reply made on top of

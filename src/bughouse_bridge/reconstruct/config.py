@@ -51,6 +51,21 @@ class ReconstructorConfig:
     orientation: Mapping[BoardId, OrientationSetting] = field(default_factory=_auto_orientation)
     clock_white_side: Mapping[BoardId, ClockSideSetting] = field(default_factory=_auto_clock_side)
 
+    def __post_init__(self) -> None:
+        # A board's next reading is the earliest due after its last one (``deadlines.py``): a
+        # due made at a reading must lie after it, so every duration is positive.
+        durations = (
+            self.stability_window,
+            self.drop_grace,
+            self.unexplained_limit,
+            self.stalling_limit,
+            self.no_press_commit_after,
+            self.press_grace,
+            self.illegal_after,
+        )
+        if min(durations) <= 0:
+            raise ValueError(f"the reconstructor's durations must be positive: {durations}")
+
     def orientation_of(self, board: BoardId) -> OrientationSetting:
         return self.orientation.get(board, "auto")
 

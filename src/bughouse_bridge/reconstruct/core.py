@@ -1,5 +1,5 @@
 """The reconstructor's shared state and what every part of it needs: the boards' states, the
-physical placements (orientation, magic pieces), timers, alerts raised once, the stalling watch.
+physical placements (orientation, magic pieces), alerts raised once, the stalling watch.
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ class ReconstructorCore:
             boards=self._boards,
             config=self.config,
             physical=self._physical,
-            wake=self._wake,
             reread=self._reread,
             nudge=self._nudge,
             resolved=self._resolved,
@@ -133,8 +132,7 @@ class ReconstructorCore:
 
     def _changed(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
-        state.changed_at = now
-        state.wake_at = now + self.config.stability_window
+        state.changed_at = now  # read once settled (``deadlines.board_dues``)
 
     def _physical(self, board: BoardId) -> str | None:
         state = self._boards[board]
@@ -192,8 +190,6 @@ class ReconstructorCore:
                 waiting = event.status in {MateStatus.PENDING, StalemateStatus.WAITING}
                 state = self._boards[event.board]
                 state.stall_event(WaitBegan(event.t) if waiting else WaitEnded())
-                if waiting:
-                    self._wake(event.board, event.t + self.config.stalling_limit)
 
     def _stalling(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
@@ -202,17 +198,12 @@ class ReconstructorCore:
             return []
         due = max(watch.since, state.moved_at) + self.config.stalling_limit
         if now < due:
-            self._wake(board, due)
-            return []
+            return []  # ``Watching`` carries its due (``deadlines.board_dues``)
         state.stall_event(StallReported())
         color = self._match.turn(board)
         limit = self.config.stalling_limit
         stalling = stalling_alert(self._match.rules, board, color, limit, now)
         return [] if stalling is None else [stalling]
-
-    def _wake(self, board: BoardId, at: float) -> None:
-        state = self._boards[board]
-        state.wake_at = at if state.wake_at is None else min(state.wake_at, at)
 
     def _press_expected(self, board: BoardId) -> bool:
         clock = self._boards[board].clock

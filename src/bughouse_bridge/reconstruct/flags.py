@@ -72,6 +72,12 @@ class Flags:
         """When a flag waiting for a press's move is released without it."""
         return min((held.seen + self.hold for held in self._held), default=None)
 
+    def board_due(self, board: BoardId) -> float | None:
+        """When ``board`` is read for a flag held on it: the flagged player's last placement
+        is scanned ``stability_window`` after the flag's message (``_placed_before``)."""
+        window = self._config.stability_window
+        return min((held.seen + window for held in self._held if held.board == board), default=None)
+
     def waiting(self, board: BoardId, color: chess.Color) -> bool:
         """A flag of ``color`` on ``board`` waits to be published."""
         return any(held.board == board and held.color == color for held in self._held)

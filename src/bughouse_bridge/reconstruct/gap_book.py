@@ -58,6 +58,8 @@ class GapBook:
     _count: int = 0
     _guesses: dict[BoardId, Guess] = field(default_factory=dict)
     _settled_later: dict[int, str] = field(default_factory=dict)  # gap -> what settled it
+    # Boards to read again (by then at the latest) as a gap settled under them: until read.
+    _reread: dict[BoardId, float] = field(default_factory=dict)
 
     def next_id(self) -> int:
         """A fresh gap id (a gap's log entry is made with it before the gap is opened)."""
@@ -137,6 +139,17 @@ class GapBook:
         for found in self._open.values():
             boards.update(found.targets)
         return boards
+
+    def reread(self, board: BoardId, at: float) -> None:
+        """``board`` is read again by ``at``: a gap under it was settled (``LaterSettles``)."""
+        self._reread[board] = min(at, self._reread.get(board, at))
+
+    def reread_due(self, board: BoardId) -> float | None:
+        return self._reread.get(board)
+
+    def read(self, board: BoardId) -> None:
+        """``board`` was read: nothing asked of it any more."""
+        self._reread.pop(board, None)
 
     def guess_of(self, board: BoardId) -> Guess:
         """What the last gap on ``board`` left to be confirmed."""

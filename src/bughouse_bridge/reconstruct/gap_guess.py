@@ -3,7 +3,7 @@
 ``NoGuess`` — nothing. ``FillGuess(gap, turn_guessed, doubtful_until)`` — a gap left to the
 arbiter and filled as the boards stood: the side on move it left may be a guess (corrected by the
 first move of the other side), and until ``doubtful_until`` a later settled look may show the
-fill caught a hand in motion (``Resync._redo_fill``); a fill with neither is ``NoGuess``.
+fill caught a hand in motion (``refill.Refills.redo_fill``); a fill with neither is ``NoGuess``.
 ``RecoveryGuess(recovery)`` — a recovery whose side on move only the shortest explanation
 decided (the clock is not trusted as a link returns): a guess until a move committed after it
 confirms it, or a move of the other side disproves it. The gaps' book (``gap_book.GapBook``)

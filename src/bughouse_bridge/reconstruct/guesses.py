@@ -1,6 +1,12 @@
 """The guesses gaps leave, and what they absorb: the side on move a fill or a recovery guessed
 (corrected by the first move of the other side), the presses and sensor changes before a gap
 (none is read after it), and a board held while the other board's link is down.
+
+``Guesses`` is a part of the gaps' component (``resync.Resync`` holds one, and hands it to
+``refill.Refills``), made of what the parts share (``gap_doors.GapWork``). Its interface:
+``hold`` and ``wrong_guess`` (a reading weighed), ``pressed_without_move`` and
+``press_still_owed`` (a press), ``turn_guessed`` (a recovery's side on move), ``can_take_back``,
+``forget_gap``, ``after_gap`` and ``presses_absorbed`` (a gap settled).
 """
 
 from __future__ import annotations
@@ -27,18 +33,28 @@ from bughouse_bridge.reconstruct.reading_values import (
 )
 
 if TYPE_CHECKING:
+    from bughouse_bridge.bughouse.match import Match
     from bughouse_bridge.reconstruct.gap import (
         Candidate,
     )
+    from bughouse_bridge.reconstruct.gap_doors import GapWork
 
-from bughouse_bridge.reconstruct.gap_doors import GapWork
 from bughouse_bridge.reconstruct.gap_guess import RecoveredTurn
 
 
-class Guesses(GapWork):
-    """Guesses: see the module docstring."""
+class Guesses:
+    """The guesses a gap leaves: see the module docstring."""
 
-    def _hold(self, board: BoardId, reading: Reading) -> bool:
+    def __init__(self, work: GapWork) -> None:
+        self._work = work
+        self._gaps = work.gaps
+        self._boards = work.boards
+
+    @property
+    def _match(self) -> Match:
+        return self._work.match
+
+    def hold(self, board: BoardId, reading: Reading) -> bool:
         """While the other board's link is down, a board whose drop waits for a piece may wait
         for a capture nobody saw, and a placement that reads as an illegal move may be a drop
         of such a piece answered at once: it is held, without alerts, and solved together with
@@ -51,7 +67,7 @@ class Guesses(GapWork):
         state.reading_event(Held())
         return True
 
-    def _wrong_guess(self, board: BoardId, reading: Reading) -> bool:
+    def wrong_guess(self, board: BoardId, reading: Reading) -> bool:
         """After a gap nothing explained, the side on move was a guess: the first move of the
         other side corrects it (the gap's log entry is amended)."""
         gap = self._gaps.turn_unknown(board)
@@ -78,7 +94,7 @@ class Guesses(GapWork):
         if gap in self._match.open_gaps():
             self._match.gap_turn(gap, board, not self._match.turn(board))
 
-    def _turn_guessed(self, candidate: Candidate) -> None:
+    def turn_guessed(self, candidate: Candidate) -> None:
         """The plies just recovered are the shortest explanation, and so is the side on move
         they leave: a guess on every board they were played on, until a move confirms it."""
         plies = {move.board: self._match.ply(move.board) for move in candidate.moves}
@@ -86,7 +102,7 @@ class Guesses(GapWork):
         for b in guess.boards:
             self._gaps.recovered(b, guess)
 
-    def _can_take_back(self, guess: RecoveredTurn) -> bool:
+    def can_take_back(self, guess: RecoveredTurn) -> bool:
         """Nothing was played on the recovery's boards since it (an arbiter's takeback
         included), and the game after it still replays without its plies."""
         if any(self._match.ply(b) != ply for b, ply in guess.plies.items()):
@@ -99,25 +115,25 @@ class Guesses(GapWork):
             return False
         return True
 
-    def _forget_gap(self, gap: int, now: float) -> None:
+    def forget_gap(self, gap: int, now: float) -> None:
         """A gap settled by its plies: nothing is provisional or guessed about it any more."""
         self._gaps.forget(gap)
         self._gaps.fill_settled(gap)
         for b in BoardId:
-            self._after_gap(b, now)
+            self.after_gap(b, now)
 
-    def _after_gap(self, board: BoardId, now: float) -> None:
+    def after_gap(self, board: BoardId, now: float) -> None:
         state = self._boards[board]
         state.reading_event(Resolved())
         self._gaps.recovery_confirmed(board)
-        self._presses_absorbed(board, now)
+        self.presses_absorbed(board, now)
         state.trail.clear()
         state.seen.clear()
         state.last = state.last.forgotten(self._match.ply(board))
         state.moved_at = now
         state.track_event(Released())
 
-    def _presses_absorbed(self, board: BoardId, now: float) -> None:
+    def presses_absorbed(self, board: BoardId, now: float) -> None:
         """A gap settled (recovered or filled as it stands) absorbs every press and sensor
         change before it: the presses of plies nobody saw never come, and those a held board
         counted belong to plies inside the gap. Left over, they would be read as plies (or owed

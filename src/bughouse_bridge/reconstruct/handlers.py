@@ -14,7 +14,13 @@ from bughouse_bridge.reconstruct.flags import ends_the_game
 from bughouse_bridge.reconstruct.occupancy import (
     distance,
 )
-from bughouse_bridge.reconstruct.reading_machine import AwaitPiece, PieceAwaited, PressAwaited
+from bughouse_bridge.reconstruct.reading_machine import (
+    AwaitPiece,
+    PieceAwaited,
+    PressAwaited,
+    Strayed,
+    Timed,
+)
 from bughouse_bridge.reconstruct.reading_values import (
     Correction,
     Firmness,
@@ -53,8 +59,7 @@ class Handlers(Committer):
             return self._commit(board, move, now, clock_ms=clock_ms, standing=reading.standing)
         due = state.changed_at + self.config.no_press_commit_after
         if now < due:
-            state.reading_event(PressAwaited(move))
-            self._wake(board, due)
+            state.reading_event(PressAwaited(move, due))
             return []
         color = self._match.turn(board)
         mates = reading.standing is None and ends_the_game(self._match, move)
@@ -68,10 +73,7 @@ class Handlers(Committer):
         if state.press is None:
             return False
         due = max(state.changed_at, state.press.t) + self.config.press_grace
-        if now < due:
-            self._wake(board, due)
-            return True
-        return False
+        return now < due  # the press carries the due (``deadlines.board_dues``)
 
     def _on_correction(
         self, board: BoardId, reading: Reading, physical: str, now: float
@@ -85,14 +87,14 @@ class Handlers(Committer):
         pressed, ledger = state.firmness.pressed_not_final, state.presses
         try:
             events += self._match.play(replacement, t=now, clock_ms=clock_ms)
-        except ValueError:
+        except ValueError:  # nothing committed after all: the run of such readings is timed
+            state.track_event(Strayed(now))
             return [*events, *self._on_unexplained(board, Unexplained(), physical, now)]
         out = self._after_commit(board, replacement, events, now)
         state.last = replace(state.last, parent=parent)
         if pressed and state.firmness is Firmness.OPEN:
             # The replacement completes a pressed move: pressed, not yet standing.
-            state.last, state.presses = state.last.pressed_late(now), ledger
-            self._wake(board, now + self.config.press_grace)
+            state.last, state.presses = state.last.pressed_late(now), ledger  # to see it stand
         for move in reply:
             out += self._commit(board, move, now, clock_ms=None)
         return out
@@ -137,7 +139,6 @@ class Handlers(Committer):
         assert isinstance(waiting, AwaitPiece)
         due = waiting.since + self.config.drop_grace
         if now < due:
-            self._wake(board, due)
             return []
         code = reading.judgement.code or AlertCode.DROP_NOT_IN_POCKET
         if code is AlertCode.DROP_NOT_IN_POCKET:
@@ -178,7 +179,7 @@ class Handlers(Committer):
             # drop stands (``_overdue_drop``) the reply reads as the next move, not a wrong turn.
             due = max(due, state.reading.since + self.config.drop_grace)
         if now < due:
-            self._wake(board, due)
+            state.track_event(Timed(due))
             return []
         judgement = reading.judgement
         code = judgement.code or AlertCode.ILLEGAL_MOVE
@@ -229,7 +230,7 @@ class Handlers(Committer):
             return more_of_a_gap
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
-            self._wake(board, due)
+            state.track_event(Timed(due))
             return []
         return self._once(board, physical, self._unexplained_alert(board, physical, now, ""))
 
@@ -264,7 +265,6 @@ class Handlers(Committer):
         state = self._boards[board]
         due = state.changed_at + self.config.unexplained_limit
         if now < due:
-            self._wake(board, due)
             return []
         physical = state.occupancy.placement(rotated=False)
         event = self._unexplained_alert(board, physical, now, "orientation unknown")

@@ -39,6 +39,13 @@ class LastMove:
     def standing_drop(self) -> BughouseMove | None:
         return self.move if self.standing else None
 
+    def stands_at(self, changed_at: float, press_grace: float) -> float | None:
+        """When a pressed move, not final yet, is final if it still stands: ``press_grace``
+        after its press and the placement's last change (``standing.Standing._firm_up``)."""
+        if not self.firmness.pressed_not_final:
+            return None
+        return max(changed_at, self.confirmed_at) + press_grace
+
     def pressed_late(self, at: float) -> LastMove:
         """The press of a move read before it: the move now waits to stand."""
         if self.firmness is not Firmness.OPEN:

@@ -10,7 +10,9 @@ until then: ``gap_later.each_board_moved``), the gap is settled exactly as the a
 published become the candidate's, the ply numbers and the record follow), and the arbiter is
 told which move decided (``settled_by``: the one that ruled out the last other candidate). When
 none is consistent, or only a story longer than the shortest (``gap_later.among_shortest``), the
-gap stays with the arbiter, who is told once. Below ``Resync``, which holds the gaps' book.
+gap stays with the arbiter, who is told once. ``LaterSettles`` is a part of the gaps' component
+(``resync.Resync`` holds one and asks ``weigh_later``), made of what the parts share
+(``gap_doors.GapWork``). A gap settled so has both boards read again (``GapBook.reread``).
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from bughouse_bridge.reconstruct.gap_later import (
     settleable,
     weigh_later,
 )
-from bughouse_bridge.reconstruct.refill import Refills
 
 if TYPE_CHECKING:
+    from bughouse_bridge.bughouse.match import Match
     from bughouse_bridge.reconstruct.gap import Candidate
+    from bughouse_bridge.reconstruct.gap_doors import GapWork
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 # Later moves weighed per gap: the evidence (a drop of the piece in question) comes within a few
@@ -42,8 +45,18 @@ if TYPE_CHECKING:
 LATER_WINDOW = 40
 
 
-class LaterSettles(Refills):
+class LaterSettles:
     """Gaps settled by later moves: see the module docstring."""
+
+    def __init__(self, work: GapWork) -> None:
+        self._work = work
+        self._gaps = work.gaps
+        self._boards = work.boards
+        self._doors = work.doors
+
+    @property
+    def _match(self) -> Match:
+        return self._work.match
 
     def weigh_later(self, now: float) -> list[Outcome]:
         """A move was committed: each open gap it may settle is weighed again."""
@@ -96,7 +109,7 @@ class LaterSettles(Refills):
             state, added = self._boards[b], self._match.ply(b) - plies[b]
             if added and state.last.ply == plies[b]:
                 state.last = replace(state.last, ply=state.last.ply + added)
-            self._doors.wake(b, now)
+            self._gaps.reread(b, now)
         message = (
             f"Board {board}: the gap ({gap}) is settled by {how}: only one of its candidates "
             "fits them; its moves are recovered."

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bughouse_bridge.reconstruct.outcomes import Outcome
+from bughouse_bridge.reconstruct.gap_doors import Handled, Reread
 from bughouse_bridge.reconstruct.handlers import Handlers
-from bughouse_bridge.reconstruct.resync import Handled, Reread
 
 
 class Reader(Handlers):
@@ -57,7 +57,9 @@ class Reader(Handlers):
         self, board: BoardId, now: float, *, pressed_now: bool = False, cascade: bool = True
     ) -> list[Outcome]:
         state = self._boards[board]
-        state.wake_at = None
+        # The dues up to now are read (``deadlines.board_deadline``).
+        state.read_at = max(state.read_at, now)
+        self._resync.board_read(board)
         if not state.occupancy.known or not state.connected:
             return []  # a board whose link is down is read again when it is back
         if isinstance(state.link, Settling):
@@ -68,9 +70,9 @@ class Reader(Handlers):
             out += self._unknown_orientation(board, now)
         elif physical == self._match.board_fen(board):
             out += self._at_rest(board, now)
-        elif now < state.changed_at + self.config.stability_window and not pressed_now:
-            self._wake(board, state.changed_at + self.config.stability_window)
-        else:  # also after a result: it never blinds the bridge (the arbiter may revoke it)
+        elif pressed_now or now >= state.changed_at + self.config.stability_window:
+            # Settled (else read at the placement's due); also after a result: it never blinds
+            # the bridge (the arbiter may revoke it).
             out += self._act(board, physical, now, cascade=cascade)
         return out + self._stalling(board, now)
 
@@ -109,7 +111,6 @@ class Reader(Handlers):
             state.reading_event(DropVoid())
             return []
         if now < since + self.config.drop_grace:
-            self._wake(board, since + self.config.drop_grace)
             return []
         press = state.press
         clock_ms = press.clock_ms if press is not None else None
@@ -191,8 +192,7 @@ class Reader(Handlers):
             return out
         due = state.press.t + self.config.press_grace
         if now < due:
-            self._wake(board, due)
-            return out
+            return out  # the press ahead carries its due
         if self._moved_in_passing(board):
             return out  # the move was shown, then its piece lifted by the opponent to capture it
         state.press_event(Absorbed())

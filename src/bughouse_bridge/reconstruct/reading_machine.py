@@ -2,9 +2,10 @@
 and whether the readings follow the game (**Track**).
 
 Reading — ``Ready``: nothing awaited; the next settled placement is read afresh.
-``AwaitPress(move)``: a settled legal move of the side on move, the clock running for him: his
-press commits it (or ``no_press_commit_after`` does, with an alert), and a press that comes
-after the board moved on commits it while its piece still stands. ``AwaitPiece(drop, since)``:
+``AwaitPress(move, due)``: a settled legal move of the side on move, the clock running for him:
+his press commits it (or, at ``due``, ``no_press_commit_after`` after its placement's last change,
+a reading does, with an alert), and a press that comes after the board moved on commits it while
+its piece still stands. ``AwaitPiece(drop, since)``:
 a drop of a piece the pocket does not hold yet, waiting (``drop_grace`` from ``since``) for the
 capture on the other board that supplies it. ``Blocked``: the reading waits on the other board
 while that board's link is down (a drop's piece, or a drop answered at once, that a capture
@@ -18,7 +19,10 @@ return to the game position does not end the run, a reading that follows the gam
 that absorbs what came before it) does. ``Stuck(since)``: astray, and the last reading waits on
 the other board: it is read again when the other board moves (``reader.Reader._nudge``).
 ``Recheck``: following, and read again when the other board moves (a board whose gap was just
-filled anew). The two dimensions are independent: every combination is reachable.
+filled anew). The two dimensions are independent: every combination is reachable. Astray or
+stuck, the board's last reading may be due to be reported (an illegal or unexplained placement,
+once it has had its time): ``report_at``, set by its handler (``Timed``) and dropped by the next
+reading, or by a move or a return to the game position.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Ready:
 @dataclass(frozen=True, slots=True)
 class AwaitPress:
     move: BughouseMove
+    due: float  # committed without its press by the reading at this time
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +63,10 @@ ReadingState = Ready | AwaitPress | AwaitPiece | Blocked
 
 @dataclass(frozen=True, slots=True)
 class PressAwaited:
-    """A settled legal move waits for its press."""
+    """A settled legal move waits for its press (until ``due``)."""
 
     move: BughouseMove
+    due: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,7 @@ class PieceAwaited:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """The reading waits on the other board, whose link is down (``guesses.Guesses._hold``)."""
+    """The reading waits on the other board, whose link is down (``guesses.Guesses.hold``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +108,7 @@ ReadingEvent = PressAwaited | PieceAwaited | Held | Unheld | Resolved | Glimpsed
 
 
 def _await_press(_state: ReadingState, event: PressAwaited) -> ReadingState:
-    return AwaitPress(event.move)
+    return AwaitPress(event.move, event.due)
 
 
 def _await_piece(state: ReadingState, event: PieceAwaited) -> ReadingState:
@@ -157,11 +163,13 @@ class Recheck:
 @dataclass(frozen=True, slots=True)
 class Astray:
     since: float  # the first reading of the run that commits nothing
+    report_at: float | None = None  # the last reading is reported then, if nothing changes
 
 
 @dataclass(frozen=True, slots=True)
 class Stuck:
     since: float
+    report_at: float | None = None
 
 
 Track = OnTrack | Recheck | Astray | Stuck
@@ -189,12 +197,19 @@ class Released:
     """The board was read again (or moved, or settled at rest): nothing asked any more."""
 
 
-TrackEvent = Followed | Strayed | Asked | Released
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """The last reading (illegal, unexplained) is reported at ``report_at`` if nothing changes."""
+
+    report_at: float
+
+
+TrackEvent = Followed | Strayed | Asked | Released | Timed
 
 
 def _strayed(state: Track, event: Strayed) -> Track:
     if isinstance(state, Astray | Stuck):
-        return state
+        return type(state)(state.since)  # the reading's own report, if any, is timed anew
     return Stuck(event.now) if isinstance(state, Recheck) else Astray(event.now)
 
 
@@ -208,6 +223,11 @@ def _asked(state: Track, _event: TrackEvent) -> Track:
 
 def _released(state: Track, _event: TrackEvent) -> Track:
     return Astray(state.since) if isinstance(state, Astray | Stuck) else OnTrack()
+
+
+def _timed(state: Track, event: Timed) -> Track:
+    assert isinstance(state, Astray | Stuck)
+    return type(state)(state.since, event.report_at)
 
 
 _TRACK: dict[tuple[type, type], Edge[Track, TrackEvent]] = {
@@ -227,6 +247,8 @@ _TRACK: dict[tuple[type, type], Edge[Track, TrackEvent]] = {
     (Recheck, Released): Edge(OnTrack, _released),
     (Astray, Released): Edge(Astray, _released),
     (Stuck, Released): Edge(Astray, _released),
+    (Astray, Timed): Edge(Astray, _timed),  # type: ignore[arg-type]
+    (Stuck, Timed): Edge(Stuck, _timed),  # type: ignore[arg-type]
 }
 
 TRACK: Machine[Track, TrackEvent] = Machine("Track", OnTrack, _TRACK)

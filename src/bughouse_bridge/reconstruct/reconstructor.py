@@ -37,16 +37,23 @@ Gaps are the business of ``resync.Resync``, a plain object the reconstructor hol
 ``review`` is the reader's one door to them; it owns the gaps' book, ``gap_book.GapBook``, and
 reaches the reconstructor only through ``gap_doors.GapDoors``). A gap nothing
 explains is filled as the boards stand, and that fill is a guess, treated as one:
-a later settled look that does not read as a plain move solves the gap again (``_redo_fill``), a
+a later settled look that does not read as a plain move solves the gap again (``redo_fill``), a
 drop its guessed pockets lack is its evidence (``supplied``), the side on move it guessed is
 corrected by the first move of the other side (``_wrong_guess``). A recovery is a guess of the
 same kind: the clock is not trusted as a link returns, so the shortest explanation decides the side
 on move. A move of the other side before anything is committed after it disproves it: its plies
 are taken back and the gap is solved again with that move on the board (``_recovery_disproved``).
 
-Timers are deadlines: every board has at most one ``wake_at``; ``deadline()`` is the earliest and
-``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is woken
-whenever in doubt. Alerts about a placement are raised once per placement.
+Timers are deadlines derived from the values, never stored (``deadlines.py``): every reason to read
+a board again at a time is a state carrying its due (a placement changed: once settled; a move
+awaiting its press; a drop awaiting its piece; a run of readings that commit nothing, reported
+once it has had its time; a press ahead; a pressed move to be seen standing; the stalling watch;
+a link back after a short gap; a flag held on the board; a gap settled under it by later moves,
+in the gaps' book until the board is read). A board's deadline is its earliest due
+after its last reading (a due read at or after it was dealt with, or waits on one of its own, so
+a passed due never spins the timer); ``deadline()`` is the earliest of the boards' and the flags'
+and ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is
+woken whenever in doubt. Alerts about a placement are raised once per placement.
 """
 
 from __future__ import annotations
@@ -67,6 +74,7 @@ from bughouse_bridge.dgt.messages import (
     Message,
 )
 from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.reconstruct.deadlines import board_deadline
 from bughouse_bridge.reconstruct.link import (
     AwaitDump,
     DumpCame,
@@ -152,15 +160,25 @@ class MatchReconstructor(Reader):
 
     def on_timer(self, now: float) -> list[Outcome]:
         out: list[Outcome] = []
-        for board, state in self._boards.items():
-            if state.wake_at is not None and state.wake_at <= now:
+        for board in self._boards:
+            due = self._board_deadline(board)
+            if due is not None and due <= now:
                 out += self._evaluate(board, now)
         return out + self._flags.release(self._table(), now)
 
     def deadline(self) -> float | None:
-        wakes = [state.wake_at for state in self._boards.values() if state.wake_at is not None]
-        flags = self._flags.deadline()
-        return min([*wakes, *([] if flags is None else [flags])], default=None)
+        """The earliest due of the boards' values (``deadlines.py``) and of the flags held."""
+        dues = [self._board_deadline(board) for board in self._boards]
+        dues.append(self._flags.deadline())
+        return min((due for due in dues if due is not None), default=None)
+
+    def _board_deadline(self, board: BoardId) -> float | None:
+        decided = self._match.result is not None
+        flag_due = self._flags.board_due(board)
+        state = self._boards[board]
+        due = board_deadline(state, self.config, decided=decided, flag_due=flag_due)
+        asked = self._resync.reread_due(board)  # a gap settled under it (``LaterSettles``)
+        return min((d for d in (due, asked) if d is not None), default=None)
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
         """The arbiter declares the physical position right: play the one move that explains it
@@ -277,9 +295,9 @@ class MatchReconstructor(Reader):
             state.press_event(Forgiven())
             self._confirmed_late(board, now)
         for color, at in update.flags:
+            # The flagged player's last placement may still be reported: the board is read
+            # once it is scanned (``Flags.board_due``).
             self._flags.fell(HeldFlag(board, color, at, now))
-            if color == turn:  # the flagged player's last placement may still be reported
-                self._wake(board, now + self.config.stability_window)
         return out + self._flags.release(self._table(), now) + self._both_clocks(now)
 
     def _on_press(self, board: BoardId, now: float) -> list[Outcome]:

@@ -1,7 +1,9 @@
 """A fill's later look: a gap nothing explained was filled with the boards as they stood, and
-that fill is a guess. A later settled look at the boards solves the gap again (``_redo_fill``,
+that fill is a guess. A later settled look at the boards solves the gap again (``redo_fill``,
 ``_refill``) and, when it explains the gap after all, its plies replace the fill
-(``_recovered_later``). Below ``Resync``, which decides when to look again.
+(``_recovered_later``). ``Refills`` is a part of the gaps' component: ``resync.Resync`` holds one
+and asks ``redo_fill`` when a reading may be that later look; it shares the gaps' work
+(``gap_doors.GapWork``) and settles what a refill leaves through ``guesses.Guesses``.
 """
 
 from __future__ import annotations
@@ -18,19 +20,33 @@ from bughouse_bridge.reconstruct.gap import (
     order_details,
     solve_gap,
 )
-from bughouse_bridge.reconstruct.guesses import Guesses
 from bughouse_bridge.reconstruct.reading_machine import Asked
 from bughouse_bridge.reconstruct.reading_values import Illegal, Legal, Unexplained, Waiting
 
 if TYPE_CHECKING:
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.reconstruct.gap_doors import GapWork
+    from bughouse_bridge.reconstruct.guesses import Guesses
     from bughouse_bridge.reconstruct.outcomes import Outcome
     from bughouse_bridge.reconstruct.reading_values import Reading
 
 
-class Refills(Guesses):
+class Refills:
     """A fill's later look: see the module docstring."""
 
-    def _redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
+    def __init__(self, work: GapWork, guesses: Guesses) -> None:
+        self._work = work
+        self._guesses = guesses
+        self._gaps = work.gaps
+        self._boards = work.boards
+        self._doors = work.doors
+        self.config = work.config
+
+    @property
+    def _match(self) -> Match:
+        return self._work.match
+
+    def redo_fill(self, board: BoardId, reading: Reading, now: float) -> list[Outcome] | None:
         """A fill made from a placement no plies explain may have caught a hand in motion (a
         capture with both pieces in the air): its pockets count the lifted pieces as captured,
         and the landing would read as a drop. So for ``unexplained_limit`` after such a fill,
@@ -50,10 +66,8 @@ class Refills(Guesses):
         if not suspect or now >= self._gaps.provisional_until(board):
             self._gaps.fill_confirmed(board)  # the fill was whole (or has stood long enough)
             return None
-        due = state.changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < state.changed_at + self.config.stability_window:
+            return []  # looked at again once settled: the placement's due
         return self._refill(board, gap, now)
 
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
@@ -83,7 +97,7 @@ class Refills(Guesses):
             return None
         self._gaps.open(gap, solution, targets)
         for b in boards:
-            self._after_gap(b, now)
+            self._guesses.after_gap(b, now)
             self._boards[b].track_event(Asked())
             until = self._gaps.provisional_until(b) or None
             self._gaps.filled(b, gap, turn_guessed=True, doubtful_until=until)
@@ -113,10 +127,10 @@ class Refills(Guesses):
             )
         except ValueError:
             return None
-        self._forget_gap(gap, now)
+        self._guesses.forget_gap(gap, now)
         for b in {board, *(move.board for move in candidate.moves)}:
-            self.press_still_owed(b)
-        self._turn_guessed(candidate)
+            self._guesses.press_still_owed(b)
+        self._guesses.turn_guessed(candidate)
         details: dict[str, object] = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},

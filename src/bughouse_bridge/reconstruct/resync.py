@@ -16,13 +16,10 @@ a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.bughouse.events import (
-    LinkChanged,
-    MovePlayed,
-)
+from bughouse_bridge.bughouse.events import LinkChanged, MovePlayed
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
 from bughouse_bridge.reconstruct.alerts import alert
 from bughouse_bridge.reconstruct.gap import (
@@ -33,13 +30,14 @@ from bughouse_bridge.reconstruct.gap import (
     order_details,
     solve_gap,
 )
-from bughouse_bridge.reconstruct.link import (
-    Deferred,
-    Reconciled,
-    Settling,
-)
-from bughouse_bridge.reconstruct.reading_machine import Unheld
+from bughouse_bridge.reconstruct.gap_doors import GapWork, Handled, Proceed, Reread, Weighed
+from bughouse_bridge.reconstruct.gap_pockets import GapPockets
+from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
+from bughouse_bridge.reconstruct.later_settle import LaterSettles
+from bughouse_bridge.reconstruct.link import Deferred, Reconciled, Settling
+from bughouse_bridge.reconstruct.reading_machine import Timed, Unheld
 from bughouse_bridge.reconstruct.reading_values import Legal
+from bughouse_bridge.reconstruct.refill import Refills
 from bughouse_bridge.reconstruct.reorder import OrderedRecovery, reorder
 from bughouse_bridge.reconstruct.solver.evidence import gap_evidence
 
@@ -48,50 +46,81 @@ if TYPE_CHECKING:
 
     import chess
 
+    from bughouse_bridge.bughouse.events import MatchEvent
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.bughouse.types import BughouseMove, Judgement
+    from bughouse_bridge.reconstruct.gap_doors import GapDoors
     from bughouse_bridge.reconstruct.gap_guess import RecoveredTurn
     from bughouse_bridge.reconstruct.outcomes import Outcome
     from bughouse_bridge.reconstruct.reading_values import Reading
 
 
-from bughouse_bridge.reconstruct.guesses import lacking_drop, wrong_turn
-from bughouse_bridge.reconstruct.later_settle import LaterSettles
+class Resync:
+    """The gaps' component: see the module docstring. Made of parts, each with its interface:
+    what they share (``gap_doors.GapWork``: the doors, the book, the boards, the game), the
+    guesses a gap leaves (``guesses.Guesses``), a fill's later look (``refill.Refills``) and
+    the gaps later moves settle (``later_settle.LaterSettles``)."""
 
+    def __init__(self, doors: GapDoors) -> None:
+        self._work = GapWork(doors)
+        self._guesses = Guesses(self._work)
+        self._refills = Refills(self._work, self._guesses)
+        self._later = LaterSettles(self._work)
+        self._doors = doors
+        self._gaps = self._work.gaps
+        self._boards = self._work.boards
+        self.config = self._work.config
 
-@dataclass(frozen=True, slots=True)
-class Proceed:
-    """The reading is no evidence about a gap: handle it as usual."""
+    @property
+    def _match(self) -> Match:
+        return self._work.match
 
+    def supplied(
+        self, board: BoardId, move: BughouseMove, standing: Judgement | None, now: float
+    ) -> list[MatchEvent] | None:
+        """A drop its pockets lack, weighed as a gap's evidence (``gap_pockets.GapPockets``)."""
+        return GapPockets(self._match, self._gaps).supplied(board, move, standing, now)
 
-@dataclass(frozen=True, slots=True)
-class Reread:
-    """The reading corrected a guessed side on move: read the board again."""
+    def guessed(self) -> set[BoardId]:
+        """The boards whose position or pockets are (partly) a gap's guess."""
+        return self._gaps.guessed()
 
+    def move_committed(self, board: BoardId) -> None:
+        """A move committed after a recovery confirms the side on move it guessed."""
+        self._gaps.recovery_confirmed(board)
 
-@dataclass(frozen=True, slots=True)
-class Handled:
-    """The gaps' business: these outcomes, and nothing more for this reading."""
+    def pressed_without_move(self, board: BoardId) -> bool:
+        """A press with no move of the side thought on move (``Guesses``)."""
+        return self._guesses.pressed_without_move(board)
 
-    out: list[Outcome]
+    def press_still_owed(self, board: BoardId) -> None:
+        """After a gap the press of its last ply may still be owed (``Guesses``)."""
+        self._guesses.press_still_owed(board)
 
+    def reread_due(self, board: BoardId) -> float | None:
+        """When ``board`` is to be read again for the gaps' sake (``GapBook.reread``)."""
+        return self._gaps.reread_due(board)
 
-Weighed = Proceed | Reread | Handled
+    def board_read(self, board: BoardId) -> None:
+        """``board`` is being read: what the gaps asked of it is done."""
+        self._gaps.read(board)
 
-
-class Resync(LaterSettles):
-    """The gaps' component: see the module docstring."""
+    def weigh_later(self, now: float) -> list[Outcome]:
+        """A move was committed: a gap left to the arbiter it may settle (``LaterSettles``)."""
+        return self._later.weigh_later(now)
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
         """The one door through which the reader asks whether a reading is evidence about a
         gap: a board held while the other link is down, a guessed side on move the reading
         corrects, a recovery it disproves, a fill it shows was made from a hand in motion."""
-        if self._hold(board, reading):
+        if self._guesses.hold(board, reading):
             return Handled([])
-        if self._wrong_guess(board, reading):
+        if self._guesses.wrong_guess(board, reading):
             return Reread()
         disproved = self._recovery_disproved(board, reading, now)
         if disproved is not None:
             return Handled(disproved)
-        redone = self._redo_fill(board, reading, now)
+        redone = self._refills.redo_fill(board, reading, now)
         if redone is not None:
             return Handled(redone)
         return Proceed()
@@ -109,16 +138,14 @@ class Resync(LaterSettles):
         since = state.changed_at if state.lost_track_at is None else state.lost_track_at
         due = since + self.config.unexplained_limit
         if now < due:
-            self._doors.wake(board, due)
+            state.track_event(Timed(due))
             return []
         return self._reconcile(board, now)
 
     def settle_gap(self, board: BoardId, now: float) -> list[Outcome]:
         state = self._boards[board]
-        due = state.changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < state.changed_at + self.config.stability_window:
+            return []  # settled at the placement's due
         settling = state.link
         assert isinstance(settling, Settling)
         state.link_event(Reconciled())
@@ -142,8 +169,7 @@ class Resync(LaterSettles):
         deadline = settling.back_at + self.config.unexplained_limit
         if now >= deadline:
             return False
-        self._boards[board].link_event(Deferred(settling))
-        self._doors.wake(board, deadline)
+        self._boards[board].link_event(Deferred(settling))  # ``Settling`` carries the deadline
         return True
 
     def _reconcile(
@@ -223,9 +249,9 @@ class Resync(LaterSettles):
             last = self._boards[move.board].last
             self._boards[move.board].last = last.forgotten(last.ply)
         for b in {board, *(move.board for move in candidate.moves)}:
-            self._presses_absorbed(b, now)
+            self._guesses.presses_absorbed(b, now)
             self.press_still_owed(b)
-        self._turn_guessed(candidate)
+        self._guesses.turn_guessed(candidate)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -251,10 +277,10 @@ class Resync(LaterSettles):
         self._match.fill_gap(gap, fens, boards=targets, t=now)
         self._gaps.open(gap, solution, targets)
         for b in targets:
-            self._after_gap(b, now)
+            self._guesses.after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
-            # (And perhaps a hand in motion when nothing explains it: see ``_redo_fill``.)
+            # (And perhaps a hand in motion when nothing explains it: see ``Refills.redo_fill``.)
             turn_guessed = turns.get(b) is None
             doubtful = None if solution.candidates else now + self.config.unexplained_limit
             if turn_guessed or doubtful is not None:
@@ -295,7 +321,7 @@ class Resync(LaterSettles):
             return None
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)
-        if not self._can_take_back(guess):
+        if not self._guesses.can_take_back(guess):
             return None
         # The placements the recovery reached were right; the side on move was not.
         targets = {b: self._match.board_fen(b) for b in guess.boards}
@@ -310,7 +336,7 @@ class Resync(LaterSettles):
         for move in reversed(guess.moves):
             out += self._match.takeback(move.board, t=now)
         for b in guess.boards:
-            self._after_gap(b, now)
+            self._guesses.after_gap(b, now)
         return out
 
     def _recovery_relooked(
@@ -327,14 +353,12 @@ class Resync(LaterSettles):
         replaces the recovery, as an arbiter takes the shorter story the board now tells.
         ``None`` (nothing changed; the reading is read as usual) when no such explanation
         exists or the recovery cannot be taken back."""
-        due = self._boards[board].changed_at + self.config.stability_window
-        if now < due:
-            self._doors.wake(board, due)
-            return []
+        if now < self._boards[board].changed_at + self.config.stability_window:
+            return []  # looked at once settled: the placement's due
         for b in guess.boards:
             self._gaps.recovery_confirmed(b)  # looked at once: it stands, or is redone
         physical = self._doors.physical(board)
-        if physical is None or not self._can_take_back(guess):
+        if physical is None or not self._guesses.can_take_back(guess):
             return None
         targets = {b: self._match.board_fen(b) for b in guess.boards} | {board: physical}
         trial = self._match.copy()
@@ -366,7 +390,7 @@ class Resync(LaterSettles):
             raise ValueError(f"gap {gap} has candidates 0-{len(solution.candidates) - 1}")
         candidate = solution.candidates[index]
         events = self._match.resolve_gap(gap, list(candidate.moves), t=now)
-        self._forget_gap(gap, now)
+        self._guesses.forget_gap(gap, now)
         return [
             *events,
             *self._doors.resolved(BoardId.A, now, ""),

@@ -64,8 +64,7 @@ class Standing(ReconstructorCore):
         """The press of a move committed before it came: the move now waits to stand."""
         state = self._boards[board]
         if state.firmness is Firmness.OPEN:
-            state.last = state.last.pressed_late(now)
-            self._wake(board, now + self.config.press_grace)
+            state.last = state.last.pressed_late(now)  # to see it stand
 
     def _owed_presser(self, board: BoardId) -> chess.Color:
         """Who owes the next press: the mover of the oldest move committed before its press."""
@@ -93,8 +92,6 @@ class Standing(ReconstructorCore):
         state = self._boards[board]
         if not state.firmness.pressed_not_final:
             return
-        due = max(state.changed_at, state.last.confirmed_at) + self.config.press_grace
-        if now >= due:
+        due = state.last.stands_at(state.changed_at, self.config.press_grace)
+        if due is not None and now >= due:
             state.last = state.last.final()
-        else:
-            self._wake(board, due)
