@@ -68,7 +68,36 @@ class Refills:
             return None
         if now < state.changed_at + self.config.stability_window:
             return []  # looked at again once settled: the placement's due
+        solution = self._gaps.solution(gap)
+        if solution is not None and solution.candidates:
+            return self._shorter_story(board, gap, solution, _plies(reading), now)
         return self._refill(board, gap, now)
+
+    def _shorter_story(
+        self, board: BoardId, gap: int, solution: GapSolution, plies: int, now: float
+    ) -> list[Outcome] | None:
+        """A gap the arbiter was offered candidates for, then a suspect reading (a drop, a drop
+        waiting for its piece, an illegal move): the dump may have caught a hand in motion,
+        which only detours explain (a piece in the hand counted as captured, its landing then a
+        drop). Looked at once: an explanation from the game before the gap to what the boards
+        show now that is unique and shorter than the candidates' plus the reading's replaces
+        the fill, as an arbiter takes the shorter story the board now tells. Else the fill
+        stands and the reading is read as usual (``None``)."""
+        boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
+        for b in boards:
+            self._gaps.fill_confirmed(b)  # looked at once: it stands, or is redone
+        targets = self._gaps.targets(gap)
+        for b in boards:
+            physical = self._doors.physical(b)
+            if physical is None:
+                return None
+            targets[b] = physical
+        better = solve_gap(self._match.before_gap(gap), targets)
+        shortest = min(len(candidate.moves) for candidate in solution.candidates)
+        unique = better.unique
+        if unique is None or not better.confirmed or len(unique.moves) >= shortest + plies:
+            return None
+        return self._recovered_later(board, gap, better, now)
 
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
         """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
@@ -150,3 +179,8 @@ class Refills:
             gap=gap,
         )
         return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
+
+
+def _plies(reading: Reading) -> int:
+    """The plies a reading would add to the game (an illegal move or a waiting drop: one)."""
+    return len(reading.moves) if isinstance(reading, Legal) else 1

@@ -279,12 +279,12 @@ class Resync:
         for b in targets:
             self._guesses.after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
-            # side right after the gap corrects it instead of being called a wrong turn.
-            # (And perhaps a hand in motion when nothing explains it: see ``Refills.redo_fill``.)
+            # side right after the gap corrects it instead of being called a wrong turn. And
+            # the dump may have caught a hand in motion, whether nothing explains it or only
+            # longer detours do: a better look follows (``Refills.redo_fill``).
             turn_guessed = turns.get(b) is None
-            doubtful = None if solution.candidates else now + self.config.unexplained_limit
-            if turn_guessed or doubtful is not None:
-                self._gaps.filled(b, gap, turn_guessed=turn_guessed, doubtful_until=doubtful)
+            doubtful = now + self.config.unexplained_limit
+            self._gaps.filled(b, gap, turn_guessed=turn_guessed, doubtful_until=doubtful)
         count = len(solution.candidates)
         message = (
             f"Board {board} is back; {count} different sequences of moves explain the gap: "
