@@ -215,12 +215,7 @@ async def test_console_sends_the_alerts_claim_and_shows_the_answer(scene):
     browser, client, url = scene
     await publish(client, "state", STATE)
     await client.subscribe(f"{ROOT}/bridge/+/request/#", qos=1)
-    console = await browser.new_page()
-    await console.goto(f"{url}#/console")
-    await console.fill("[name=username]", "arbiter")
-    await console.click("[data-login] button")
-    await console.wait_for_selector("[data-console]")
-    await asyncio.sleep(0.3)  # subscribed
+    console = await _console(browser, url)
     claim = ALERT["details"]["claim"]
     for _ in range(2):  # a QoS 1 repeat shows once
         await client.publish(f"{ROOT}/alerts", json.dumps(ALERT).encode(), qos=1)
@@ -300,12 +295,7 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene):
     telling the settlement offers nothing to do."""
     browser, client, url = scene
     await publish(client, "state", STATE)
-    console = await browser.new_page()
-    await console.goto(f"{url}#/console")
-    await console.fill("[name=username]", "arbiter")
-    await console.click("[data-login] button")
-    await console.wait_for_selector("[data-console]")
-    await asyncio.sleep(0.3)  # subscribed
+    console = await _console(browser, url)
     candidates = [{"index": 0, "moves": {}, "san": {}}, {"index": 1, "moves": {}, "san": {}}]
     opened = {
         **GAP_ALERT,
@@ -338,3 +328,14 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene):
         "els => els.map(e => e.dataset.action)"
     )
     assert actions == ["ack"]
+
+
+async def _console(browser: Any, url: str) -> Any:
+    """The arbiter console, logged in and subscribed."""
+    console = await browser.new_page()
+    await console.goto(f"{url}#/console")
+    await console.fill("[name=username]", "arbiter")
+    await console.click("[data-login] button")
+    await console.wait_for_selector("[data-console]")
+    await asyncio.sleep(0.3)  # subscribed
+    return console

@@ -83,15 +83,11 @@ class Refills:
         show now that is unique and shorter than the candidates' plus the reading's replaces
         the fill, as an arbiter takes the shorter story the board now tells. Else the fill
         stands and the reading is read as usual (``None``)."""
-        boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
+        boards, targets = self._shown_now(gap)
         for b in boards:
             self._gaps.fill_confirmed(b)  # looked at once: it stands, or is redone
-        targets = self._gaps.targets(gap)
-        for b in boards:
-            physical = self._doors.physical(b)
-            if physical is None:
-                return None
-            targets[b] = physical
+        if targets is None:
+            return None
         better = solve_gap(self._match.before_gap(gap), targets)
         shortest = min(len(candidate.moves) for candidate in solution.candidates)
         unique = better.unique
@@ -102,13 +98,9 @@ class Refills:
     def _refill(self, board: BoardId, gap: int, now: float) -> list[Outcome] | None:
         """Solve ``gap`` again with what its doubtful boards show now. ``None`` when it cannot
         be redone (a placement unknown, or the log after the gap no longer replays on it)."""
-        boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
-        targets = self._gaps.targets(gap)
-        for b in boards:
-            physical = self._doors.physical(b)
-            if physical is None:
-                return None
-            targets[b] = physical
+        boards, targets = self._shown_now(gap)
+        if targets is None:
+            return None
         before = self._match.before_gap(gap)
         solution = solve_gap(before, targets)
         if solution.unique is not None:
@@ -140,6 +132,18 @@ class Refills:
             details = gap_details(gap, before, solution)
             out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
         return out + self._doors.nudge(board.other, now)
+
+    def _shown_now(self, gap: int) -> tuple[list[BoardId], dict[BoardId, str] | None]:
+        """The boards still in doubt about ``gap`` and its targets with what they show now
+        (``None`` while a placement is unknown)."""
+        boards = [b for b in BoardId if self._gaps.provisional(b) == gap]
+        targets = self._gaps.targets(gap)
+        for b in boards:
+            physical = self._doors.physical(b)
+            if physical is None:
+                return boards, None
+            targets[b] = physical
+        return boards, targets
 
     def _recovered_later(
         self, board: BoardId, gap: int, solution: GapSolution, now: float
