@@ -39,6 +39,26 @@ def alert(  # noqa: PLR0913 - an alert has this many parts
     return Alert(t, board, color, code, chosen, rule, message, details)
 
 
+def gap_alert(t: float, board: BoardId, message: str, **details: Any) -> Alert:  # noqa: ANN401
+    """A ``gap_ambiguous`` alert (its gap, candidates or news in ``details``)."""
+    return alert(t, board, None, AlertCode.GAP_AMBIGUOUS, message, **details)
+
+
+def gap_resolved(t: float, board: BoardId, gap: int, message: str, **details: Any) -> Alert:  # noqa: ANN401
+    """The info ``gap_ambiguous`` alert that tells gap ``gap`` settled (``resolved: true``)."""
+    return alert(
+        t,
+        board,
+        None,
+        AlertCode.GAP_AMBIGUOUS,
+        message,
+        severity=Severity.INFO,
+        resolved=True,
+        gap=gap,
+        **details,
+    )
+
+
 def describe(move: BughouseMove, color: chess.Color) -> str:
     """``"white knight g1-e3"``, ``"black N@f3"``, ``"white e7-e8=Q stealing from B d1"``."""
     side = color_name(color)

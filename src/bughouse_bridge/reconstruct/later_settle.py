@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.bughouse.events import LinkChanged, Severity
-from bughouse_bridge.bughouse.types import AlertCode, BoardId
-from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.bughouse.events import LinkChanged
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.alerts import gap_alert, gap_resolved
 from bughouse_bridge.reconstruct.gap_later import (
     LaterEvidence,
     LaterMove,
@@ -114,17 +114,7 @@ class LaterSettles:
             f"Board {board}: the gap ({gap}) is settled by {how}: only one of its candidates "
             "fits them; its moves are recovered."
         )
-        resolved = alert(
-            now,
-            board,
-            None,
-            AlertCode.GAP_AMBIGUOUS,
-            message,
-            severity=Severity.INFO,
-            resolved=True,
-            gap=gap,
-            settled_by=settled_by,
-        )
+        resolved = gap_resolved(now, board, gap, message, settled_by=settled_by)
         details = {
             "missing_plies": len(candidate.moves),
             "recovered": {str(b): [m.uci for m in candidate.on(b)] for b in BoardId},
@@ -147,11 +137,9 @@ class LaterSettles:
             + (f" ({settled_by['uci']} on board {settled_by['board']})" if settled_by else "")
             + "; it stays with the arbiter (choose_recovery, or correct the position)."
         )
-        return alert(
+        return gap_alert(
             now,
             board,
-            None,
-            AlertCode.GAP_AMBIGUOUS,
             message,
             gap=gap,
             contradicted=True,
@@ -170,11 +158,9 @@ class LaterSettles:
             "the shortest, fits the moves played since; it stays with the arbiter "
             "(choose_recovery)."
         )
-        return alert(
+        return gap_alert(
             now,
             board,
-            None,
-            AlertCode.GAP_AMBIGUOUS,
             message,
             gap=gap,
             fits=chosen,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bughouse_bridge.bughouse.events import LinkChanged, Severity
-from bughouse_bridge.bughouse.types import AlertCode, BoardId
-from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.bughouse.events import LinkChanged
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.alerts import gap_alert, gap_resolved
 from bughouse_bridge.reconstruct.gap import (
     GapSolution,
     filled_positions,
@@ -130,7 +130,7 @@ class Refills:
                 "of moves explain the gap; choose one with choose_recovery."
             )
             details = gap_details(gap, before, solution)
-            out.insert(0, alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details))
+            out.insert(0, gap_alert(now, board, message, **details))
         return out + self._doors.nudge(board.other, now)
 
     def _shown_now(self, gap: int) -> tuple[list[BoardId], dict[BoardId, str] | None]:
@@ -172,16 +172,7 @@ class Refills:
         if not solution.order_certain:
             details |= order_details(gap, before, solution) | {"reorderable": False}
         message = f"Board {board}: the gap is explained after all; its moves are recovered."
-        resolved = alert(
-            now,
-            board,
-            None,
-            AlertCode.GAP_AMBIGUOUS,
-            message,
-            severity=Severity.INFO,
-            resolved=True,
-            gap=gap,
-        )
+        resolved = gap_resolved(now, board, gap, message)
         return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
 
 
