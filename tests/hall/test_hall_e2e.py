@@ -66,6 +66,8 @@ async def box(hall: Hall, number: int, table: Table, state_dir: Path) -> AsyncIt
         "rules.preset": "fics",
         "log_level": "warning",
         "links": [{"name": name, "port": path} for name, path in table.links.items()],
+        # Kept beside the journal: what the box sent to the boards too, for a failure's story.
+        "record": str(state_dir / "box.trace.jsonl"),
     }
     settings = load_settings(hall.directory / f"table-{number}.toml", overrides=overrides)
     daemon = Daemon(settings)
@@ -330,7 +332,8 @@ def box_story(daemon: Daemon, events: list[dict[str, Any]]) -> str:
     return (
         f"game {bridge.game.id.match} (result {match.result}); boards show {shown}, "
         f"the match has {[match.board_fen(b) for b in BoardId]}; events per match: "
-        f"{ {m: kinds[-8:] for m, kinds in per_match.items()} }"
+        f"{ {m: kinds[-8:] for m, kinds in per_match.items()} }; the box's trace (both "
+        f"directions): {daemon.settings.record}"
     )
 
 
