@@ -289,7 +289,8 @@ GAP_ALERT: dict[str, Any] = {
 }
 
 
-async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene):
+@pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
+async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_first):
     """The moves played after an ambiguous gap settled it (contract §3, later evidence): the
     gap's alert keeps its text, its candidate buttons are disabled and say why; the alert
     telling the settlement offers nothing to do."""
@@ -311,14 +312,19 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene):
         "message": "Board A: the moves played since settle gap 3.",
         "details": {"gap": 3, "resolved": True, "settled_by": {"board": "B", "uci": "N@e4"}},
     }
-    await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
     gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
     choices = console.locator('[data-action="choose_recovery"]')
-    await choices.first.wait_for()
-    assert await choices.count() == 2
-    assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
-    await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
+    if news_first:  # retained or reordered delivery: the gap's alert comes after its news
+        await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
+        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
+    else:
+        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
+        await choices.first.wait_for()
+        assert await choices.count() == 2
+        assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
+        await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
     await console.wait_for_selector("[data-alert-code='gap_ambiguous'][data-settled]")
+    assert await choices.count() == 2
     assert await choices.evaluate_all("els => els.every(e => e.disabled)")
     assert await console.locator("[data-settled]").count() == 1  # the gap's alert, not the news
     assert "its candidates can no longer be chosen" in await text(console, "[data-settled]")

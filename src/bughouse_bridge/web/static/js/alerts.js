@@ -132,15 +132,22 @@ export class AlertFeed {
   // their text, but their candidates can no longer be chosen (the bridge would refuse them).
   applySettled(alert) {
     const settled = settledGap(alert);
-    if (settled) this.settled.add(settled);
-    for (const { item, alert: shown } of this.items.values()) {
-      const gap = gapKey(shown);
-      if (gap === null || !this.settled.has(gap) || settledGap(shown) || "settled" in item.dataset) continue;
-      item.dataset.settled = "";
-      item.classList.add("settled");
-      for (const button of item.querySelectorAll('[data-action="choose_recovery"]')) button.disabled = true;
-      item.querySelector("[data-ack-status]").before(element("p", { class: "settled-status" }, t("alert.gap_settled")));
+    if (settled) {
+      this.settled.add(settled);
+      for (const { item, alert: shown } of this.items.values()) {
+        if (gapKey(shown) === settled) this.markSettled(item, shown);
+      }
+    } else if (this.settled.has(gapKey(alert))) {
+      this.markSettled(this.items.get(alertKey(alert)).item, alert); // the news came first
     }
+  }
+
+  markSettled(item, alert) {
+    if (settledGap(alert) || "settled" in item.dataset) return;
+    item.dataset.settled = "";
+    item.classList.add("settled");
+    for (const button of item.querySelectorAll('[data-action="choose_recovery"]')) button.disabled = true;
+    item.querySelector("[data-ack-status]").before(element("p", { class: "settled-status" }, t("alert.gap_settled")));
   }
 
   fillArticle(item, alert) {
