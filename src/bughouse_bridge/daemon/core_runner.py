@@ -274,9 +274,12 @@ class CoreRunner:
         now = self.clock.now()
         self.outbox.append(self.bridge.retained_publications(now), seq=self.bridge.last_seq)
 
-    def shutdown(self) -> None:
-        """Wait for the core's step in progress; the steps not begun are dropped."""
-        self.executor.shutdown(wait=True, cancel_futures=True)
+    async def shutdown(self) -> None:
+        """Wait for the core's step in progress; the steps not begun are dropped.
+
+        Waited for off the event loop, which meanwhile still answers a second Ctrl-C and lets
+        the slow-stop report name the step."""
+        await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
 
 
 __all__ = ["CoreRunner"]

@@ -29,6 +29,8 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from bughouse_bridge.drivers.mqtt_session import session
+
 if TYPE_CHECKING:
     import ssl
 
@@ -220,7 +222,7 @@ class MqttLink:
         # A fresh Client per attempt: aiomqtt's context manager is reusable but not reentrant,
         # and a new one carries a will with a fresh timestamp.
         client = self._client()
-        async with client:
+        async with session(client):
             delays.reset()
             self._last_error = None
             await client.publish(self.status_topic, self._status("online"), qos=1, retain=True)
