@@ -169,7 +169,8 @@ async def _show(
 ) -> None:
     """The boards play the game once the viewer listens; after the result the page and the
     broker stay up (returns at once with ``--exit-at-end``)."""
-    await asyncio.wait_for(listening.wait(), 30)
+    async with asyncio.timeout(30):
+        await listening.wait()
     await wait_for_hosts(runners, HOST_PATIENCE)
     plan = game_scenario(
         game,
@@ -182,7 +183,8 @@ async def _show(
     )
     await play_plan(plan, runners, announce=False)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
+        async with asyncio.timeout(AFTER_GAME):
+            await result_seen.wait()
     if not args.exit_at_end:
         print("game over: the page and the broker stay up; Ctrl-C to stop.", flush=True)
         await asyncio.Event().wait()  # until interrupted

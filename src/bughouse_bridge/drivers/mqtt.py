@@ -197,7 +197,8 @@ class MqttLink:
                 delay = next(delays)
                 logger.info("MQTT reconnecting in %.1f s", delay)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), delay)
+                    async with asyncio.timeout(delay):
+                        await self._stopping.wait()
         finally:
             self._set_state(ConnectionState.STOPPED)
 
@@ -322,10 +323,8 @@ class MqttLink:
     async def _say_offline_on_cancel(self, client: aiomqtt.Client) -> None:
         # Cancelled (e.g. the TaskGroup is shutting down): best effort, a short wait at most.
         with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            await asyncio.wait_for(
-                client.publish(self.status_topic, self._status("offline"), qos=1, retain=True),
-                2.0,
-            )
+            async with asyncio.timeout(2.0):
+                await client.publish(self.status_topic, self._status("offline"), qos=1, retain=True)
 
     def _status(self, state: str) -> bytes:
         payload = {
