@@ -289,6 +289,30 @@ GAP_ALERT: dict[str, Any] = {
 }
 
 
+def _ambiguous_gap(gap: int, candidates: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        **GAP_ALERT,
+        "seq": 50,
+        "severity": "warning",
+        "message": "Board A is back; 2 different sequences of moves explain the gap.",
+        "details": {"gap": gap, "verdict": "ambiguous", "candidates": candidates},
+    }
+
+
+async def _gap_and_news(client, choices, alerts, *, news_first, alone) -> None:
+    """The gap's alert and later news of it (``alerts``), in either order (retained or
+    reordered delivery: the news may come first); with the gap's alert alone, its two
+    candidates are offered and ``alone()`` checks the rest."""
+    opened, news = alerts
+    first, second = (news, opened) if news_first else (opened, news)
+    await client.publish(f"{ROOT}/alerts", json.dumps(first).encode(), qos=1)
+    if not news_first:
+        await choices.first.wait_for()
+        assert await choices.count() == 2
+        await alone()
+    await client.publish(f"{ROOT}/alerts", json.dumps(second).encode(), qos=1)
+
+
 @pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
 async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_first):
     """A better look at the boards explained an ambiguous gap after all (contract §3, a fill's
@@ -298,13 +322,7 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_f
     await publish(client, "state", STATE)
     console = await _console(browser, url)
     candidates = [{"index": 0, "moves": {}, "san": {}}, {"index": 1, "moves": {}, "san": {}}]
-    opened = {
-        **GAP_ALERT,
-        "seq": 50,
-        "severity": "warning",
-        "message": "Board A is back; 2 different sequences of moves explain the gap.",
-        "details": {"gap": 3, "verdict": "ambiguous", "candidates": candidates},
-    }
+    opened = _ambiguous_gap(3, candidates)
     settled = {
         **GAP_ALERT,
         "seq": 57,
@@ -314,15 +332,13 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_f
     }
     gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
     choices = console.locator('[data-action="choose_recovery"]')
-    if news_first:  # retained or reordered delivery: the gap's alert comes after its news
-        await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
-        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
-    else:
-        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
-        await choices.first.wait_for()
-        assert await choices.count() == 2
+
+    async def all_enabled() -> None:
         assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
-        await client.publish(f"{ROOT}/alerts", json.dumps(settled).encode(), qos=1)
+
+    await _gap_and_news(
+        client, choices, (opened, settled), news_first=news_first, alone=all_enabled
+    )
     await console.wait_for_selector("[data-alert-code='gap_ambiguous'][data-settled]")
     assert await choices.count() == 2
     assert await choices.evaluate_all("els => els.every(e => e.disabled)")
@@ -346,14 +362,7 @@ async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news
     await publish(client, "state", STATE)
     console = await _console(browser, url)
     knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
-    candidates = [{"index": 0, "moves": {}, "san": {}}, knight]
-    opened = {
-        **GAP_ALERT,
-        "seq": 50,
-        "severity": "warning",
-        "message": "Board A is back; 2 different sequences of moves explain the gap.",
-        "details": {"gap": 3, "verdict": "ambiguous", "candidates": candidates},
-    }
+    opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
     recommended = {
         **GAP_ALERT,
         "seq": 57,
@@ -363,15 +372,13 @@ async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news
     }
     gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
     choices = console.locator('[data-action="choose_recovery"]')
-    if news_first:  # retained or reordered delivery: the gap's alert comes after its news
-        await client.publish(f"{ROOT}/alerts", json.dumps(recommended).encode(), qos=1)
-        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
-    else:
-        await client.publish(f"{ROOT}/alerts", json.dumps(opened).encode(), qos=1)
-        await choices.first.wait_for()
-        assert await choices.count() == 2
+
+    async def none_recommended() -> None:
         assert await console.locator("[data-recommended]").count() == 0
-        await client.publish(f"{ROOT}/alerts", json.dumps(recommended).encode(), qos=1)
+
+    await _gap_and_news(
+        client, choices, (opened, recommended), news_first=news_first, alone=none_recommended
+    )
     await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
     assert await gap_alerts.count() == 2
     assert await choices.count() == 3  # both of the gap's, and the recommendation's one
