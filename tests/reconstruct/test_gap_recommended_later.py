@@ -44,6 +44,8 @@ def dropped_and_taken() -> tuple[Table, Alert]:
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
     table.wait(1)
+    assert table.alerts(AlertCode.GAP_AMBIGUOUS) == []  # a better look may still settle it
+    table.wait(table.rec.config.unexplained_limit)  # none did: the arbiter is asked
     (alert,) = table.alerts(AlertCode.GAP_AMBIGUOUS)
     firsts = [c["moves"]["A"][0] for c in alert.details["candidates"]]
     assert firsts == ["P@f4", "N@f4", "B@f4"]

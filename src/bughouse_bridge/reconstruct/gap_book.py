@@ -33,8 +33,18 @@ from bughouse_bridge.reconstruct.gap_guess import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from bughouse_bridge.bughouse.events import Alert
     from bughouse_bridge.reconstruct.gap import GapSolution
     from bughouse_bridge.reconstruct.reorder import OrderedRecovery
+
+
+@dataclass(frozen=True, slots=True)
+class HeldAlert:
+    """A gap's alert held until ``alert.t``: until then a better look at the boards may still
+    explain the gap (the dump caught a hand in motion, ``refill.Refills``), and the arbiter is
+    not asked to decide a gap that settles itself a second later."""
+
+    alert: Alert
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +56,7 @@ class OpenGap:
     # The moves after it told all they can (``later_recommend``): one candidate recommended,
     # every candidate ruled out, or only a longer story left; it is no longer weighed.
     concluded: bool = False
+    held: HeldAlert | None = None  # its alert, not published yet
 
 
 @dataclass(slots=True)
@@ -63,10 +74,37 @@ class GapBook:
         self._count += 1
         return self._count
 
-    def open(self, gap: int, solution: GapSolution, targets: Mapping[BoardId, str]) -> None:
+    def open(
+        self,
+        gap: int,
+        solution: GapSolution,
+        targets: Mapping[BoardId, str],
+        *,
+        held: HeldAlert | None = None,
+    ) -> None:
         """``gap`` is left to the arbiter (or filled anew by a later look) with ``solution``,
-        its boards set to ``targets``."""
-        self._open[gap] = OpenGap(solution, dict(targets))
+        its boards set to ``targets``; ``held``: its alert, published at its time."""
+        self._open[gap] = OpenGap(solution, dict(targets), held=held)
+
+    def held(self, gap: int) -> HeldAlert | None:
+        """``gap``'s alert not published yet (``None``: published, or no such gap)."""
+        found = self._open.get(gap)
+        return None if found is None else found.held
+
+    def held_due(self) -> float | None:
+        """When the next held alert is due."""
+        return min((f.held.alert.t for f in self._open.values() if f.held), default=None)
+
+    def release_held(self, now: float) -> list[Alert]:
+        """The held alerts due by ``now``, each given up once."""
+        due = [g for g, f in sorted(self._open.items()) if f.held and f.held.alert.t <= now]
+        released = []
+        for gap in due:
+            found = self._open[gap]
+            assert found.held is not None
+            released.append(found.held.alert)
+            self._open[gap] = replace(found, held=None)
+        return released
 
     def forget(self, gap: int) -> None:
         """``gap`` is settled by its plies; KeyError when it is not open."""

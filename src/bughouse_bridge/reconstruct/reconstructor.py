@@ -163,12 +163,14 @@ class MatchReconstructor(Reader):
             due = self._board_deadline(board)
             if due is not None and due <= now:
                 out += self._evaluate(board, now)
-        return out + self._flags.release(self._table(), now)
+        return out + self._flags.release(self._table(), now) + self._resync.release_held(now)
 
     def deadline(self) -> float | None:
-        """The earliest due of the boards' values (``deadlines.py``) and of the flags held."""
+        """The earliest due of the boards' values (``deadlines.py``), of the flags held and of
+        the gaps' alerts held for a better look."""
         dues = [self._board_deadline(board) for board in self._boards]
         dues.append(self._flags.deadline())
+        dues.append(self._resync.held_due())
         return min((due for due in dues if due is not None), default=None)
 
     def _board_deadline(self, board: BoardId) -> float | None:
