@@ -103,3 +103,30 @@ def test_a_fresh_clock_running_at_rest_still_teaches_at_once() -> None:
         presser=chess.WHITE,
     )
     assert tracker.white_side is LeverSide.LEFT
+
+
+def test_a_press_at_rest_on_the_last_games_clock_says_nobody_s_side() -> None:
+    """The clock is never stopped: Black presses the still running clock so that White's time
+    runs. At rest before any move, who pressed is unknown (the side to move is White, but Black
+    starting White's time is the custom), so only the first move's press teaches the side."""
+    table = Table("fics").start_clocks()
+    play_with_presses(table, SCHOLARS_MATE)
+    table.settle()
+    for square, symbol in SET_UP_AGAIN:
+        table.put(A, square, symbol).wait(0.1)
+    table.settle()
+    table.out += table.rec.new_game(table.t)
+    since = len(table.out)
+    table.times[A][1] -= 1000
+    table.clock(A, chess.BLACK)  # the last game's clock, still running for its loser
+    table.settle()
+    table.press(A)  # Black presses the running clock: White's time runs
+    table.wait(1.0)
+    assert table.rec._boards[A].clock.white_side is None
+    play_with_presses(table, ["e2e4", "e7e5"])
+    table.settle()
+    new = table.out[since:]
+    played = [o for o in new if isinstance(o, MovePlayed)]
+    assert [p.move.uci for p in played] == ["e2e4", "e7e5"]
+    assert [p.clock_ms is not None for p in played] == [True, True]
+    assert table.rec._boards[A].clock.white_side is LeverSide.LEFT

@@ -5,7 +5,8 @@ White's side is configured, or learned from the first running reading taken whil
 settled on the match position (the side running then belongs to the side to move) — but not
 from a clock still running from the last game: after a mate nobody need stop the clock, and the
 pieces stand in the start position again while the loser's time still runs. Such a clock says
-nothing about this game until it has been stopped (set for the game) or pressed.
+nothing about this game until it has been stopped (set for the game) or pressed for a move: a
+press at rest before that may be anyone's (Black starts White's time by custom).
 
 A flag is the clock's own flag bit (BWTIME hours byte: 0x10 fallen, 0x40 shown), never a face
 showing 0:00: clocks differ in how they show the last second (one shows 0:00 while it still
@@ -69,7 +70,8 @@ class ClockTracker:
     def __init__(self, white_side: LeverSide | None) -> None:
         self.white_side = white_side
         # Set for a new game when the clock runs on from the last one: its running side belongs
-        # to that game: it teaches nothing (a press still does) until the clock is seen stopped.
+        # to that game: it teaches nothing until the clock is seen stopped (a press for a move
+        # still does).
         self.running_from_last_game = False
         self.model: ClockType | None = None  # learned from the clock's version ack
         self.last: ClockTimes | None = None
@@ -140,8 +142,10 @@ class ClockTracker:
         pressed_side = before if before is not None and after is _other(before) else None
         # The caller says who pressed: the side to move, unless the last move is still owed its
         # press (it was committed before the press came). A clock running while the board is at
-        # rest runs for the side to move — once it runs for this game.
-        self._learn(pressed_side, presser)
+        # rest runs for the side to move — once it runs for this game. The last game's clock
+        # pressed at rest, no move owed its press, may have been pressed by either player.
+        if not (self.running_from_last_game and at_rest and presser == turn):
+            self._learn(pressed_side, presser)
         self._learn(after, turn if at_rest and not self.running_from_last_game else None)
         pressed_by = None if pressed_side is None else self.color_of(pressed_side)
         press_ms = None if pressed_side is None else _face(times, pressed_side).total_seconds * 1000
