@@ -43,8 +43,8 @@ class OpenGap:
 
     solution: GapSolution
     targets: Mapping[BoardId, str]
-    # The moves after it told all they can (``later_settle``): every candidate ruled out, or
-    # only a longer story left; it is no longer weighed.
+    # The moves after it told all they can (``later_recommend``): one candidate recommended,
+    # every candidate ruled out, or only a longer story left; it is no longer weighed.
     concluded: bool = False
 
 
@@ -57,9 +57,6 @@ class GapBook:
     _unconfirmed: set[BoardId] = field(default_factory=set)
     _count: int = 0
     _guesses: dict[BoardId, Guess] = field(default_factory=dict)
-    _settled_later: dict[int, str] = field(default_factory=dict)  # gap -> what settled it
-    # Boards to read again (by then at the latest) as a gap settled under them: until read.
-    _reread: dict[BoardId, float] = field(default_factory=dict)
 
     def next_id(self) -> int:
         """A fresh gap id (a gap's log entry is made with it before the gap is opened)."""
@@ -80,23 +77,13 @@ class GapBook:
         return None if found is None else found.solution
 
     def concluded(self, gap: int) -> None:
-        """The moves after ``gap`` told all they can (all its candidates ruled out, or only a
-        longer one left): it stays with the arbiter, and is no longer weighed by later moves.
-        KeyError when it is not open."""
+        """The moves after ``gap`` told all they can (one candidate recommended, all ruled out,
+        or only a longer one left): it stays with the arbiter, and is no longer weighed by later
+        moves. KeyError when it is not open."""
         self._open[gap] = replace(self._open[gap], concluded=True)
 
-    def settled_later(self, gap: int, how: str) -> None:
-        """``gap`` was settled by the moves played after it (``how``: which): it is no longer
-        open, and the arbiter's ``choose_recovery`` of it is told so."""
-        self.forget(gap)
-        self._settled_later[gap] = how
-
-    def how_settled(self, gap: int) -> str | None:
-        """What settled ``gap`` by later moves (``None``: nothing did)."""
-        return self._settled_later.get(gap)
-
     def weighable(self) -> list[int]:
-        """The open gaps later moves may still settle."""
+        """The open gaps later moves may still decide."""
         return [gap for gap, found in sorted(self._open.items()) if not found.concluded]
 
     def targets(self, gap: int) -> dict[BoardId, str]:
@@ -139,17 +126,6 @@ class GapBook:
         for found in self._open.values():
             boards.update(found.targets)
         return boards
-
-    def reread(self, board: BoardId, at: float) -> None:
-        """``board`` is read again by ``at``: a gap under it was settled (``LaterSettles``)."""
-        self._reread[board] = min(at, self._reread.get(board, at))
-
-    def reread_due(self, board: BoardId) -> float | None:
-        return self._reread.get(board)
-
-    def read(self, board: BoardId) -> None:
-        """``board`` was read: nothing asked of it any more."""
-        self._reread.pop(board, None)
 
     def guess_of(self, board: BoardId) -> Guess:
         """What the last gap on ``board`` left to be confirmed."""

@@ -48,8 +48,7 @@ Timers are deadlines derived from the values, never stored (``deadlines.py``): e
 a board again at a time is a state carrying its due (a placement changed: once settled; a move
 awaiting its press; a drop awaiting its piece; a run of readings that commit nothing, reported
 once it has had its time; a press ahead; a pressed move to be seen standing; the stalling watch;
-a link back after a short gap; a flag held on the board; a gap settled under it by later moves,
-in the gaps' book until the board is read). A board's deadline is its earliest due
+a link back after a short gap; a flag held on the board). A board's deadline is its earliest due
 after its last reading (a due read at or after it was dealt with, or waits on one of its own, so
 a passed due never spins the timer); ``deadline()`` is the earliest of the boards' and the flags'
 and ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is
@@ -176,9 +175,7 @@ class MatchReconstructor(Reader):
         decided = self._match.result is not None
         flag_due = self._flags.board_due(board)
         state = self._boards[board]
-        due = board_deadline(state, self.config, decided=decided, flag_due=flag_due)
-        asked = self._resync.reread_due(board)  # a gap settled under it (``LaterSettles``)
-        return min((d for d in (due, asked) if d is not None), default=None)
+        return board_deadline(state, self.config, decided=decided, flag_due=flag_due)
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
         """The arbiter declares the physical position right: play the one move that explains it

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import LinkChanged
+from bughouse_bridge.bughouse.match_log import Played
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.alerts import gap_alert, gap_resolved
 from bughouse_bridge.reconstruct.gap import (
@@ -153,6 +154,8 @@ class Refills:
         details list the orders; later plies were played on top, so the order is not offered
         for ``choose_recovery`` (a rewrite under them would re-read what the boards showed)."""
         candidate = solution.candidates[0]
+        if self._published_since(gap, {move.board for move in candidate.moves}):
+            return None
         before = self._match.before_gap(gap)
         try:
             events = self._match.resolve_gap(
@@ -174,6 +177,15 @@ class Refills:
         message = f"Board {board}: the gap is explained after all; its moves are recovered."
         resolved = gap_resolved(now, board, gap, message)
         return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
+
+    def _published_since(self, gap: int, boards: set[BoardId]) -> bool:
+        """A move of ``boards`` was published after ``gap`` (a board of a joint gap whose doubt
+        a plain move ended): the gap's plies would go before it and renumber it, which only the
+        arbiter's ``choose_recovery`` may do (a confirmed move is never rewritten)."""
+        return any(
+            isinstance(entry, Played) and entry.move.board in boards
+            for entry in self._match.after_gap(gap)
+        )
 
 
 def _plies(reading: Reading) -> int:

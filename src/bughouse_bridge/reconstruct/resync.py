@@ -9,7 +9,8 @@ owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only th
 ``settle_gap`` (a link back, once its board settled), ``unexplained`` (a board on a guess nothing
 explains), ``supplied`` (a drop the guessed pockets lack),
 ``guessed``, ``move_committed`` (a move confirms a recovery's side on move), ``weigh_later`` (a
-move committed may settle a gap left to the arbiter: ``later_settle.LaterSettles``),
+move committed may decide a gap left to the arbiter, which is then recommended to him:
+``later_recommend.LaterRecommends``),
 ``pressed_without_move`` and ``press_still_owed`` (what a press tells of the side on move after
 a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 """
@@ -33,7 +34,7 @@ from bughouse_bridge.reconstruct.gap import (
 from bughouse_bridge.reconstruct.gap_doors import GapWork, Handled, Proceed, Reread, Weighed
 from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
-from bughouse_bridge.reconstruct.later_settle import LaterSettles
+from bughouse_bridge.reconstruct.later_recommend import LaterRecommends
 from bughouse_bridge.reconstruct.link import Deferred, Reconciled, Settling
 from bughouse_bridge.reconstruct.reading_machine import Timed, Unheld
 from bughouse_bridge.reconstruct.reading_values import Legal
@@ -59,13 +60,14 @@ class Resync:
     """The gaps' component: see the module docstring. Made of parts, each with its interface:
     what they share (``gap_doors.GapWork``: the doors, the book, the boards, the game), the
     guesses a gap leaves (``guesses.Guesses``), a fill's later look (``refill.Refills``) and
-    the gaps later moves settle (``later_settle.LaterSettles``)."""
+    the gaps later moves decide, recommended to the arbiter
+    (``later_recommend.LaterRecommends``)."""
 
     def __init__(self, doors: GapDoors) -> None:
         self._work = GapWork(doors)
         self._guesses = Guesses(self._work)
         self._refills = Refills(self._work, self._guesses)
-        self._later = LaterSettles(self._work)
+        self._later = LaterRecommends(self._work)
         self._doors = doors
         self._gaps = self._work.gaps
         self._boards = self._work.boards
@@ -97,16 +99,8 @@ class Resync:
         """After a gap the press of its last ply may still be owed (``Guesses``)."""
         self._guesses.press_still_owed(board)
 
-    def reread_due(self, board: BoardId) -> float | None:
-        """When ``board`` is to be read again for the gaps' sake (``GapBook.reread``)."""
-        return self._gaps.reread_due(board)
-
-    def board_read(self, board: BoardId) -> None:
-        """``board`` is being read: what the gaps asked of it is done."""
-        self._gaps.read(board)
-
     def weigh_later(self, now: float) -> list[Outcome]:
-        """A move was committed: a gap left to the arbiter it may settle (``LaterSettles``)."""
+        """A move was committed: a gap left to the arbiter it may decide (``LaterRecommends``)."""
         return self._later.weigh_later(now)
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
@@ -380,9 +374,6 @@ class Resync:
             self._gaps.reordered(gap)
             return list(events)
         solution = self._gaps.solution(gap)
-        how = self._gaps.how_settled(gap)
-        if how is not None:  # issue 19: a later move settled it before the arbiter chose
-            raise ValueError(f"gap {gap} is already settled by {how}")
         if solution is None:
             open_gaps = self._gaps.open_ids()
             raise ValueError(f"there is no open gap {gap}; open gaps: {open_gaps}")
