@@ -239,11 +239,13 @@ class MatchReconstructor(Reader):
         self._flags = Flags(self.config)
         self._resync = self._fresh_resync()
         for board in BoardId:
-            occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
-            self._boards[board] = self._fresh_board(board)
-            self._boards[board].occupancy = occupancy
-            self._boards[board].clock.model = model
-            self._boards[board].changed_at = now
+            old = self._boards[board]
+            fresh = self._boards[board] = self._fresh_board(board)
+            fresh.occupancy = old.occupancy
+            fresh.clock.model = old.clock.model
+            # The last game's clock may still run (for the loser): not this game's side to move.
+            fresh.clock.running_from_last_game = old.clock.running
+            fresh.changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
     def boards_in_start_position(self) -> frozenset[BoardId]:
