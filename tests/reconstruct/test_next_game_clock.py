@@ -71,8 +71,16 @@ def test_the_last_games_running_clock_does_not_teach_whites_side() -> None:
 
 
 def test_a_clock_running_from_the_last_game_teaches_once_it_was_stopped() -> None:
+    last_game = ClockTracker(LeverSide.LEFT)
+    last_game.feed(
+        clock_times(250_000, 241_000, chess.BLACK),
+        0.0,
+        turn=chess.WHITE,
+        at_rest=False,
+        presser=chess.WHITE,
+    )
     tracker = ClockTracker(None)
-    tracker.running_from_last_game = True
+    tracker.carry_over(last_game)
     black_runs = clock_times(250_000, 240_000, chess.BLACK)
     tracker.feed(black_runs, 1.0, turn=chess.WHITE, at_rest=True, presser=chess.WHITE)
     assert tracker.white_side is None

@@ -52,6 +52,25 @@ class ClockUpdate:
     reading: tuple[int, int, chess.Color | None] | None = None  # white_ms, black_ms, running
 
 
+@dataclass(frozen=True, slots=True)
+class SideKnown:
+    """White's side of the clock: configured, or learned."""
+
+    side: LeverSide
+
+
+@dataclass(frozen=True, slots=True)
+class SideUnknown:
+    """White's side not known yet. ``carried_over``: a new game began on the last game's clock
+    still running (for its loser): its running side belongs to that game and teaches nothing
+    until the clock is seen stopped (set for this game); a press for a move still does."""
+
+    carried_over: bool = False
+
+
+WhiteSide = SideKnown | SideUnknown
+
+
 class ClockTracker:
     """The state of one clock; pure, fed with decoded ``ClockTimes`` and the time."""
 
@@ -63,16 +82,11 @@ class ClockTracker:
         "has_run",
         "last",
         "model",
-        "running_from_last_game",
-        "white_side",
+        "side",
     )
 
     def __init__(self, white_side: LeverSide | None) -> None:
-        self.white_side = white_side
-        # Set for a new game when the clock runs on from the last one: its running side belongs
-        # to that game: it teaches nothing until the clock is seen stopped (a press for a move
-        # still does).
-        self.running_from_last_game = False
+        self.side: WhiteSide = SideUnknown() if white_side is None else SideKnown(white_side)
         self.model: ClockType | None = None  # learned from the clock's version ack
         self.last: ClockTimes | None = None
         self.has_run = False
@@ -81,6 +95,15 @@ class ClockTracker:
         self._zero_by: dict[LeverSide, float] = {}  # latest possible zero crossing, running side
         # The last reading before the link was lost: the gap solver's clock evidence (issue 19).
         self.before_gap: tuple[int, int, chess.Color | None] | None = None
+
+    @property
+    def white_side(self) -> LeverSide | None:
+        return self.side.side if isinstance(self.side, SideKnown) else None
+
+    def carry_over(self, last_game: ClockTracker) -> None:
+        """A new game begins with ``last_game``'s clock as it stands (see ``SideUnknown``)."""
+        if isinstance(self.side, SideUnknown) and last_game.running:
+            self.side = SideUnknown(carried_over=True)
 
     def link_returned(self) -> None:
         """The link was down (or the process restarted): the clock may have been pressed
@@ -114,8 +137,8 @@ class ClockTracker:
         return _face(self.last, side).total_seconds * 1000
 
     def _learn(self, side: LeverSide | None, turn: chess.Color | None) -> None:
-        if self.white_side is None and side is not None and turn is not None:
-            self.white_side = side if turn == chess.WHITE else _other(side)
+        if isinstance(self.side, SideUnknown) and side is not None and turn is not None:
+            self.side = SideKnown(side if turn == chess.WHITE else _other(side))
 
     def feed(
         self,
@@ -137,16 +160,18 @@ class ClockTracker:
         previous = self.last
         self.last = times
         self.has_run = self.has_run or times.running
-        self.running_from_last_game = self.running_from_last_game and times.running
+        if self.side == SideUnknown(carried_over=True) and not times.running:
+            self.side = SideUnknown()  # stopped: set for this game
+        carried = self.side == SideUnknown(carried_over=True)
         after = times.running_side
         pressed_side = before if before is not None and after is _other(before) else None
         # The caller says who pressed: the side to move, unless the last move is still owed its
         # press (it was committed before the press came). A clock running while the board is at
         # rest runs for the side to move — once it runs for this game. The last game's clock
         # pressed at rest, no move owed its press, may have been pressed by either player.
-        if not (self.running_from_last_game and at_rest and presser == turn):
+        if not (carried and at_rest and presser == turn):
             self._learn(pressed_side, presser)
-        self._learn(after, turn if at_rest and not self.running_from_last_game else None)
+        self._learn(after, turn if at_rest and not carried else None)
         pressed_by = None if pressed_side is None else self.color_of(pressed_side)
         press_ms = None if pressed_side is None else _face(times, pressed_side).total_seconds * 1000
         flags = self._new_flags(times, now)

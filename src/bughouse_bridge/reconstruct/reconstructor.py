@@ -244,7 +244,7 @@ class MatchReconstructor(Reader):
             fresh.occupancy = old.occupancy
             fresh.clock.model = old.clock.model
             # The last game's clock may still run (for the loser): not this game's side to move.
-            fresh.clock.running_from_last_game = old.clock.running
+            fresh.clock.carry_over(old.clock)
             fresh.changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
