@@ -37,7 +37,14 @@ from bughouse_bridge.reconstruct.solver.outcome import (
     drop_index,
     ending,
 )
-from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, Terms, fits, terms
+from bughouse_bridge.reconstruct.solver.price import (
+    CUT,
+    UNPRICED,
+    Terms,
+    drop_room,
+    fits,
+    terms,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -161,7 +168,7 @@ class BoardSearch:
             self.memo[key] = result
             return result
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
-        for move in self._moves(board, left, spare, checked=checked, differ=parts.differ):
+        for move in self._moves(board, left, spare, checked=checked, parts=parts):
             self.budget.spend()
             after = fits(parts, board, move, left - 1)
             if after is CUT:
@@ -226,7 +233,7 @@ class BoardSearch:
         spare: int | None,
         *,
         checked: bool,
-        differ: chess.Bitboard,
+        parts: Terms,
     ) -> list[chess.Move]:
         """The moves worth trying: on the last ply, only those within the squares that still
         differ from the goal; a drop, only onto a square the goal wants its kind on unless the
@@ -235,6 +242,7 @@ class BoardSearch:
         once played: most are cut by the bound before)."""
         mover = board.turn
         wanted = self._wanted[mover]
+        differ = parts.differ
         generate = chess.Board.generate_legal_moves if checked else pseudo_legal
         if left == 1:
             if differ.bit_count() > _MOST_CHANGED:
@@ -257,9 +265,10 @@ class BoardSearch:
             moves = list(generate(board, from_mask, to_mask))
             moves = self._productive(board, moves)
             drop_to = wanted
+        room, onto_wanted = drop_room(parts, left - 1)
         drops = board.legal_drop_squares_mask() & ~board.occupied
         for kind in self.supply[mover]:
-            squares = drops & drop_to[kind]
+            squares = drops & drop_to[kind] & (room | (wanted[kind] if onto_wanted else 0))
             if kind == chess.PAWN:
                 squares &= ~chess.BB_BACKRANKS
             moves += [
