@@ -26,7 +26,7 @@ from bughouse_bridge.reconstruct.solver.bound import (
 )
 from bughouse_bridge.reconstruct.solver.departures import both_suffice, goal_squares, shortfall
 
-__all__ = ["CUT", "UNPRICED", "Terms", "drop_room", "fits", "terms"]
+__all__ = ["CUT", "UNPRICED", "Terms", "fits", "terms"]
 
 CUT = None  # the bound cuts the child (``slack`` would say None)
 UNPRICED = -1  # not priced here: play the move and ask ``slack`` (a slack is never negative)
@@ -118,25 +118,6 @@ def fits(parts: Terms, board: chess.Board, move: chess.Move, plies: int) -> int 
     return _move(parts, board, move, plies)
 
 
-def drop_room(parts: Terms, plies: int) -> tuple[chess.Bitboard, bool]:
-    """Where a drop may land without its child (``plies`` more plies) being cut by the counts
-    ``_drop`` checks first (``touched``, ``emptied``), for all the drops of a position at once:
-    a drop onto a square the goal leaves empty makes one square more differ and one more to
-    empty, onto a square the goal gives another piece as many as now, onto a square the goal
-    wants its kind on one fewer. The squares (those the goal wants the dropped kind on aside),
-    and whether those are open: a drop elsewhere would be tried and cut, one by one."""
-    most_touched = touched(plies, parts.castlings, ep=False)
-    most_emptied = emptied(plies, parts.castlings, ep=False)
-    differ = parts.differ.bit_count()
-    emptying = parts.emptying.bit_count()
-    if emptying > most_emptied:
-        return 0, False
-    room = parts.occupied if differ <= most_touched else 0
-    if differ < most_touched and emptying < most_emptied:
-        room |= chess.BB_ALL & ~parts.occupied
-    return room, differ <= most_touched + 1
-
-
 def _drop(
     parts: Terms, board: chess.Board, kind: chess.PieceType, to: int, plies: int
 ) -> int | None:
@@ -222,6 +203,8 @@ def _departing(  # noqa: PLR0913 - the child's parts
     empty = (occupied_co[0] & differ & ~goal_co[1], occupied_co[1] & differ & ~goal_co[0])
     missing = (goal_co[0] & differ, goal_co[1] & differ)
     for side in (0, 1):
+        if missing[side].bit_count() + empty[side].bit_count() <= own[side]:
+            continue  # its plies suffice whatever they do (``shortfall``'s first answer)
         short = shortfall(side, own, empty, missing, parts.castles, parts.kings, ep=ep)
         if not both_suffice(board, parts.goal, side, empty[side], missing[side], short, moved):
             return False

@@ -37,14 +37,7 @@ from bughouse_bridge.reconstruct.solver.outcome import (
     drop_index,
     ending,
 )
-from bughouse_bridge.reconstruct.solver.price import (
-    CUT,
-    UNPRICED,
-    Terms,
-    drop_room,
-    fits,
-    terms,
-)
+from bughouse_bridge.reconstruct.solver.price import CUT, UNPRICED, Terms, fits, terms
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -148,7 +141,9 @@ class BoardSearch:
             self._wander,
         )
 
-    def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
+    def _node(
+        self, key: Key, left: int, spare: int | None, *, priced: bool = False
+    ) -> dict[Outcome, list[Edge]]:
         known = self.memo.get(key)
         if known is None and self.narrow:
             # The full search of the same position (made before the narrow one) found all
@@ -161,14 +156,14 @@ class BoardSearch:
         board = self._board
         assert board is not None
         result: dict[Outcome, list[Edge]] = {}
-        parts = self._priced(board, left)
+        parts = self._priced(board, left, departed=priced)
         if parts is None:
             if not left and at_goal(board, self.goal):
                 result[ending(board)] = []
             self.memo[key] = result
             return result
         checked = board.is_check()  # else moves are pseudo-legal: checked once played
-        for move in self._moves(board, left, spare, checked=checked, parts=parts):
+        for move in self._moves(board, left, spare, checked=checked, differ=parts.differ):
             self.budget.spend()
             after = fits(parts, board, move, left - 1)
             if after is CUT:
@@ -185,15 +180,17 @@ class BoardSearch:
         self.memo[key] = result
         return result
 
-    def _priced(self, board: BughouseBoard, left: int) -> Terms | None:
+    def _priced(self, board: BughouseBoard, left: int, *, departed: bool) -> Terms | None:
         """The bound's terms of a position to expand, its work counted; ``None`` at the end or
         where its squares to empty cannot be emptied in time (``departures``, on the root and
-        after unpriced moves: ``price`` cuts the others before they are played)."""
+        after unpriced moves; ``departed``: the price of the move that led here asked it)."""
         if left == 0:
             return None
         self.budget.spend(_PRICING)
         parts = terms(board, self.goal, self.supply)
-        if not departures_within(board, self.goal, self._goal_co, parts.differ, left):
+        if not departed and not departures_within(
+            board, self.goal, self._goal_co, parts.differ, left
+        ):
             return None
         self.budget.spend(_EXPANDING - _PRICING)
         return parts
@@ -205,14 +202,15 @@ class BoardSearch:
         or capture counted, join ``result``."""
         board = self._board
         assert board is not None
-        if after == UNPRICED:
+        priced = after != UNPRICED
+        if not priced:
             after = slack(board, self.goal, left, refills=False)
         if after is None:
             return
         mover = not board.turn
         captured = board.captured  # read now: the search below plays other moves
         child_key = self._key(left)
-        child = self._node(child_key, left, after)
+        child = self._node(child_key, left, after, priced=priced)
         if not child:
             return
         index = (
@@ -233,7 +231,7 @@ class BoardSearch:
         spare: int | None,
         *,
         checked: bool,
-        parts: Terms,
+        differ: chess.Bitboard,
     ) -> list[chess.Move]:
         """The moves worth trying: on the last ply, only those within the squares that still
         differ from the goal; a drop, only onto a square the goal wants its kind on unless the
@@ -242,7 +240,6 @@ class BoardSearch:
         once played: most are cut by the bound before)."""
         mover = board.turn
         wanted = self._wanted[mover]
-        differ = parts.differ
         generate = chess.Board.generate_legal_moves if checked else pseudo_legal
         if left == 1:
             if differ.bit_count() > _MOST_CHANGED:
@@ -265,10 +262,9 @@ class BoardSearch:
             moves = list(generate(board, from_mask, to_mask))
             moves = self._productive(board, moves)
             drop_to = wanted
-        room, onto_wanted = drop_room(parts, left - 1)
         drops = board.legal_drop_squares_mask() & ~board.occupied
         for kind in self.supply[mover]:
-            squares = drops & drop_to[kind] & (room | (wanted[kind] if onto_wanted else 0))
+            squares = drops & drop_to[kind]
             if kind == chess.PAWN:
                 squares &= ~chess.BB_BACKRANKS
             moves += [
