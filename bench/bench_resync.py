@@ -15,11 +15,12 @@ after the gap (from the games' clock stamps; a side whose time did not move made
 Outcomes per gap: *certain* (``unique``: the game state is certain and published, the plies
 recovered), of which *exact order* (the very plies played), *arbiter* (ambiguous, none, or the
 work cap: the position is published and the arbiter asked; *truth among candidates* must be
-100 %), *wrong* (``unique`` and not the truth's end state: must be 0). *Certain after later
-evidence*: the gaps certain at the return plus those left to the arbiter that the true
-continuation of both boards (up to ``later_bench.HORIZON`` plies) settles, as the live
-reconstructor does after every move (``reconstruct/later_settle.py``), with the median number of
-later plies it took; *settled wrong* must be 0.
+100 %), *wrong* (``unique`` and not the truth's end state: must be 0). *Certain or decided by
+later evidence, recommended*: the gaps certain at the return plus those left to the arbiter that
+the true continuation of both boards (up to ``later_bench.HORIZON`` plies) decides, as the live
+reconstructor weighs them after every move (``reconstruct/later_recommend.py``: the candidate is
+recommended to the arbiter, not published until he chooses it), with the median number of later
+plies it took; *recommended wrong* (a recommended candidate that is not the truth) must be 0.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ OUTCOMES = (
     "arbiter",
     "among",
     "wrong",
-    "settled",
-    "settled_wrong",
+    "recommended",
+    "recommended_wrong",
     "contradicted",
     "longer_only",
     "open",
@@ -226,14 +227,14 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
     return {"tally": tally, "counts": counts, "times": times, "later_plies": later_plies}
 
 
-def _later(game: Game, gap: Gap, solution: GapSolution, settled_after: list[int]) -> str:
+def _later(game: Game, gap: Gap, solution: GapSolution, decided_after: list[int]) -> str:
     later, after = after_return(
         gap.known, gap.truth, solution, game.moves[gap.resume :], gap.targets
     )
-    if later == "settled" and after is not None:
-        settled_after.append(after)
-    if later == "settled_wrong":
-        print("settled wrong:", gap.resume, gap.targets, file=sys.stderr)
+    if later == "recommended" and after is not None:
+        decided_after.append(after)
+    if later == "recommended_wrong":
+        print("recommended wrong:", gap.resume, gap.targets, file=sys.stderr)
     return later
 
 
@@ -251,7 +252,8 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
         (
             "| plies per cut board | boards | gaps | state certain, published | exact order "
             "| published unconfirmed (wrong) | to the arbiter | truth among candidates | wrong "
-            "| certain after later evidence (median later plies) | settled wrong "
+            "| certain or decided by later evidence, recommended (median later plies) "
+            "| recommended wrong "
             "| solver p50 / p99 |"
         ),
         "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -273,8 +275,8 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
                 f"| {100 * row['exact'] / n:.0f} % "
                 f"| {row['unconfirmed'] + row['unconfirmed_wrong']} ({row['unconfirmed_wrong']}) "
                 f"| {row['arbiter']} | {among} | {row['wrong']} "
-                f"| {100 * (row['certain'] + row['settled']) / n:.0f} %{median} "
-                f"| {row['settled_wrong']} | |"
+                f"| {100 * (row['certain'] + row['recommended']) / n:.0f} %{median} "
+                f"| {row['recommended_wrong']} | |"
             )
         if times.get(kind):
             p50 = statistics.median(times[kind]) * 1000
@@ -298,12 +300,12 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
         "cpu_p99": _percentile(cpu, 0.99),
         "unconfirmed": float(totals["unconfirmed"] + totals["unconfirmed_wrong"]),
         "unconfirmed_wrong": float(totals["unconfirmed_wrong"]),
-        "later": 100 * (totals["certain"] + totals["settled"]) / max(1, len(every)),
-        "settled": float(totals["settled"]),
-        "settled_wrong": float(totals["settled_wrong"]),
+        "later": 100 * (totals["certain"] + totals["recommended"]) / max(1, len(every)),
+        "recommended": float(totals["recommended"]),
+        "recommended_wrong": float(totals["recommended_wrong"]),
         "contradicted": float(totals["contradicted"]),
         "longer_only": float(totals["longer_only"]),
-        "later_p50": statistics.median(settled) if (settled := _all(later_plies)) else 0.0,
+        "later_p50": statistics.median(decided) if (decided := _all(later_plies)) else 0.0,
     }
     return "\n".join(lines), figures
 
@@ -344,12 +346,12 @@ In all: game state certain and published {figures["certain"]:.1f} %, exact order
 {figures["exact"]:.1f} %, published unconfirmed {figures["unconfirmed"]:.0f} gaps (of which wrong
 {figures["unconfirmed_wrong"]:.0f}), to the arbiter {figures["arbiter"]:.0f} gaps (truth among the
 candidates in {figures["among"]:.0f}), wrong {figures["wrong"]:.0f}. After later evidence (the true
-continuation of both boards, up to {HORIZON} plies, weighed after every ply as live): certain
-{figures["later"]:.1f} % ({figures["settled"]:.0f} gaps settled, median
-{figures["later_p50"]:g} later plies; settled wrong {figures["settled_wrong"]:.0f}; no candidate
-fits {figures["contradicted"]:.0f}; only a story longer than the shortest fits, not settled,
-{figures["longer_only"]:.0f}). Solver time per gap
-(wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
+continuation of both boards, up to {HORIZON} plies, weighed after every ply as live): certain or
+decided {figures["later"]:.1f} % ({figures["recommended"]:.0f} gaps decided, their candidate
+recommended to the arbiter, median {figures["later_p50"]:g} later plies; recommended wrong
+{figures["recommended_wrong"]:.0f}; no candidate fits {figures["contradicted"]:.0f}; only a story
+longer than the shortest fits, nothing recommended, {figures["longer_only"]:.0f}). Solver time
+per gap (wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
 {figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
 (on the core's thread, not the event loop).
 

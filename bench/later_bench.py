@@ -1,6 +1,7 @@
-"""bench_resync's "certain after later evidence": a gap left to the arbiter, weighed by the true
-continuation of both boards (``reconstruct.gap_later``), as the live reconstructor does after
-every move committed (``reconstruct.later_settle``).
+"""bench_resync's "decided by later evidence, recommended": a gap left to the arbiter, weighed by
+the true continuation of both boards (``reconstruct.gap_later``), as the live reconstructor does
+after every move committed (``reconstruct.later_recommend``: the candidate the later moves decide
+for is recommended to the arbiter, who settles the gap with ``choose_recovery``).
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ def after_return(
     continuation: list[BughouseMove],
     boards: Iterable[BoardId],
 ) -> tuple[str, int | None]:
-    """How the later moves settle a gap left to the arbiter: ``settled`` (right),
-    ``settled_wrong`` (must never be), ``contradicted`` (no candidate fits), ``longer_only``
-    (only a story longer than the shortest fits: not settled), ``open`` (nothing decisive
-    within ``HORIZON`` plies) or ``not_weighed`` (not ``settleable``), and after how many later
-    plies it was decided (``None``: it was not)."""
+    """What the later moves make of a gap left to the arbiter: ``recommended`` (the candidate
+    recommended is the truth), ``recommended_wrong`` (must never be), ``contradicted`` (no
+    candidate fits), ``longer_only`` (only a story longer than the shortest fits: nothing
+    recommended), ``open`` (nothing decisive within ``HORIZON`` plies) or ``not_weighed`` (not
+    ``settleable``), and after how many later plies it was decided (``None``: it was not)."""
     if not settleable(solution):
         return "not_weighed", None
     later = [LaterMove(move) for move in continuation[:HORIZON]]
@@ -51,5 +52,5 @@ def after_return(
             if not among_shortest(solution.candidates, chosen):
                 return "longer_only", plies
             right = solution.candidates[chosen].end == end_state(truth)
-            return ("settled" if right else "settled_wrong"), plies
+            return ("recommended" if right else "recommended_wrong"), plies
     return "open", None

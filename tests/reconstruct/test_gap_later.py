@@ -153,7 +153,7 @@ def test_later_moves_are_the_logs_moves_unless_something_else_changed_a_board() 
         ([A], [], False),
     ],
 )
-def test_a_settle_waits_for_a_move_on_each_board_of_the_gap(
+def test_a_recommendation_waits_for_a_move_on_each_board_of_the_gap(
     boards: list[BoardId], moves: list[tuple[BoardId, str]], *, moved: bool
 ) -> None:
     assert each_board_moved(boards, later(*moves)) is moved
@@ -211,7 +211,7 @@ GAPS_WITH_A_DROP = [
     after=st.integers(0, 40),
     first=st.booleans(),
 )
-def test_the_truth_is_never_ruled_out_and_a_settle_is_the_truth(
+def test_the_truth_is_never_ruled_out_and_a_decision_is_the_truth(
     drop: tuple[int, int], lead: int, tail: int, after: int, *, first: bool
 ) -> None:
     """A gap around a drop of a real game: the truth and its decoys as the candidates, the

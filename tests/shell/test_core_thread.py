@@ -94,3 +94,22 @@ async def test_inputs_queued_during_a_slow_step_keep_their_order_and_times(tmp_p
         (EntryKind.RX, 3.0),
     ]
     daemon.core.executor.shutdown()
+
+
+async def test_a_stop_as_an_input_arrives_stops_the_consumer(tmp_path):
+    """Cancelled in the very step where the input it waits for arrives (the input taken, its
+    waiter not yet told), the consumer still stops: Python 3.11's ``wait_for`` returned the
+    input there and lost the cancellation, and a SIGTERM then waited for ever."""
+    daemon = make_daemon(tmp_path)
+    core = RecordingCore(timer_at=daemon.core.clock.now() + 60)  # waiting with a deadline
+    daemon.core.bridge = core  # type: ignore[assignment]
+    daemon.core.route = lambda _output: None  # type: ignore[method-assign]
+    consumer = asyncio.create_task(daemon.core.consume())
+    await asyncio.sleep(0.05)  # waiting for input
+    daemon.core.inbound.put_nowait(Received("A", b"\x8e", 1.0))
+    await asyncio.sleep(0)  # one turn: the queue's getter has its item, the consumer not yet
+    consumer.cancel()
+    done, _ = await asyncio.wait([consumer], timeout=2)
+    daemon.core.executor.shutdown()
+    assert done == {consumer}, "the consumer went on after it was cancelled"
+    assert consumer.cancelled()

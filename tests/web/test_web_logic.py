@@ -203,6 +203,13 @@ async def test_request_body_names_a_missing_argument(page):
 
 CLAIM = {"board": "B", "color": "white", "claim": "illegal_move"}
 CANDIDATES = {"gap": 7, "candidates": [{"index": 0}, {"index": 1}]}
+# The later moves decide gap 7 for its candidate 1 (contract §3): recommended, not resolved.
+KNIGHT = {
+    "index": 1,
+    "moves": {"A": ["N@f4", "e5f4"], "B": []},
+    "san": {"A": ["N@f4", "exf4"], "B": []},
+}
+RECOMMENDED = {"gap": 7, "recommended": KNIGHT, "settled_by": {"board": "B", "uci": "N@e4"}}
 
 
 @pytest.mark.parametrize(
@@ -220,8 +227,12 @@ CANDIDATES = {"gap": 7, "candidates": [{"index": 0}, {"index": 1}]}
             ("choose_recovery", {"gap": 7, "candidate": 0}),
             ("choose_recovery", {"gap": 7, "candidate": 1}),
             ("accept", {"board": "B"}), ("resync", {"board": "B"})]),
-        # A gap settled since (the moves played after it, or a better look): nothing to do.
-        ("gap_ambiguous", {"gap": 7, "resolved": True, "settled_by": None}, []),
+        # A gap resolved since (a better look explained it): nothing to do.
+        ("gap_ambiguous", {"gap": 7, "resolved": True}, []),
+        # The later moves recommend a candidate: it can be chosen here, and the gap is open.
+        ("gap_ambiguous", RECOMMENDED, [
+            ("choose_recovery", {"gap": 7, "candidate": 1}),
+            ("accept", {"board": "B"}), ("resync", {"board": "B"})]),
         ("flag", {"claim": {"board": "B", "color": "white", "claim": "flag"}},
          [("confirm_claim", {"board": "B", "color": "white", "claim": "flag"})]),
         ("clock_without_move", {}, [("resync", {"board": "B"})]),
@@ -239,20 +250,52 @@ async def test_alert_actions_are_only_those_that_apply(page, code, details, offe
     assert [(a["verb"], a["args"]) for a in got] == offered
 
 
+async def test_the_recommended_candidate_is_marked_and_says_so(page):
+    alert = {"code": "gap_ambiguous", "board": "A", "details": {**CANDIDATES, **RECOMMENDED}}
+    got = await run(page, "arbiter.js", "alertActions", alert)
+    choices = [(a["label"], a.get("recommended", False)) for a in got if a["args"].get("gap")]
+    assert choices == [
+        ("choose candidate 0", False),
+        ("later moves decide: candidate 1, recommended", True),
+    ]
+
+
 @pytest.mark.parametrize(
-    ("details", "gap", "settled"),
+    ("details", "text"),
     [
-        ({"gap": 7, "candidates": []}, "box-1/m-1/7", None),
-        ({"gap": 7, "resolved": True}, "box-1/m-1/7", "box-1/m-1/7"),
-        ({"gap": 0, "resolved": True}, "box-1/m-1/0", "box-1/m-1/0"),  # gap 0 is a gap
-        ({"claim": CLAIM}, None, None),
-        ({"resolved": True}, None, None),  # an unexplained position resolved: no gap
+        (RECOMMENDED, ("Board A: the moves played since decide the gap: only candidate 1 "
+         "(N@f4 exf4) fits them. Choose it to record the missed moves; until then the board "
+         "stays uncertain.")),
+        (CANDIDATES,
+         "Board A: moves were missed while the board was away; check how they were recovered."),
+    ],
+)  # fmt: skip
+async def test_a_recommendation_reads_as_one(page, details, text):
+    alert = {"code": "gap_ambiguous", "board": "A", "bridge": "b", "match": "m", "details": details}
+    assert await run(page, "arbiter.js", "alertText", alert) == text
+
+
+@pytest.mark.parametrize(
+    ("details", "gap", "settled", "recommended"),
+    [
+        ({"gap": 7, "candidates": []}, "box-1/m-1/7", None, None),
+        ({"gap": 7, "resolved": True}, "box-1/m-1/7", "box-1/m-1/7", None),
+        ({"gap": 0, "resolved": True}, "box-1/m-1/0", "box-1/m-1/0", None),  # gap 0 is a gap
+        ({"claim": CLAIM}, None, None, None),
+        ({"resolved": True}, None, None, None),  # an unexplained position resolved: no gap
+        # later moves decide: the gap stays open, its candidate 1 recommended
+        (RECOMMENDED, "box-1/m-1/7", None, {"gap": "box-1/m-1/7", "index": 1}),
+        ({**RECOMMENDED, "gap": 0}, "box-1/m-1/0", None, {"gap": "box-1/m-1/0", "index": 1}),
+        ({"recommended": KNIGHT}, None, None, None),  # no gap named: nothing to mark
     ],
 )
-async def test_an_alert_names_its_gap_and_whether_it_tells_it_settled(page, details, gap, settled):
+async def test_an_alert_names_its_gap_and_what_it_tells_of_it(
+    page, details, gap, settled, recommended
+):
     alert = {"code": "gap_ambiguous", "bridge": "box-1", "match": "m-1", "details": details}
     assert await run(page, "arbiter.js", "gapKey", alert) == gap
     assert await run(page, "arbiter.js", "settledGap", alert) == settled
+    assert await run(page, "arbiter.js", "recommendation", alert) == recommended
 
 
 async def test_alert_actions_need_a_board_for_board_verbs(page):

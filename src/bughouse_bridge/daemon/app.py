@@ -23,6 +23,7 @@ from bughouse_bridge.daemon import systemd
 from bughouse_bridge.daemon.archive import GameArchive
 from bughouse_bridge.daemon.core_runner import CoreRunner
 from bughouse_bridge.daemon.inputs import ArbiterRequest, LinkChange, PipelineClock, Received
+from bughouse_bridge.daemon.stop_report import SlowStopReport
 from bughouse_bridge.daemon.wiring import bridge_config
 from bughouse_bridge.drivers.broker import EmbeddedBroker
 from bughouse_bridge.drivers.handshake import handshake
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 STOP_GRACE = 8.0  # seconds MQTT may take to drain and say "offline" after a stop is asked
+STOP_REPORT_AFTER = 5.0  # seconds into a stop after which what it waits on is logged
 
 ORIGIN_KEY = "origin_epoch"
 
@@ -103,7 +105,17 @@ class Daemon:
 
     async def run(self) -> int:
         self.resume()
-        async with self._broker(), asyncio.TaskGroup() as tasks:
+        with SlowStopReport(asyncio.get_running_loop(), after=STOP_REPORT_AFTER) as report:
+            await self._serve(report)
+        self.journal.close()
+        self.outbox.close()
+        if self._recorder is not None:
+            self._recorder.close()
+        return 0
+
+    async def _serve(self, report: SlowStopReport) -> None:
+        """Serve until :meth:`stop`, then stop in order, telling ``report`` where the stop is."""
+        async with self._broker(report), asyncio.TaskGroup() as tasks:
             mqtt = self.core.mqtt = self._mqtt_link()
             mqtt_task = tasks.create_task(mqtt.run(), name="mqtt")
             for link in self._serial_links():
@@ -116,6 +128,8 @@ class Daemon:
                 tasks.create_task(self._watchdog(watchdog), name="watchdog")
             self._announce_ready()
             await self._stopping.wait()
+            report.start()
+            report.phase = "cancelling the core and the serial links, draining MQTT"
             logger.info("stopping: the core, the serial links, then MQTT drains")
             core.cancel()
             for task in tasks._tasks:  # noqa: SLF001 - cancel readers and watchdog, MQTT drains
@@ -125,14 +139,10 @@ class Daemon:
             # The drain is bounded; a broker that stops answering mid-drain is not: past the
             # grace the MQTT task is cancelled (the outbox keeps what was not acknowledged).
             asyncio.get_running_loop().call_later(STOP_GRACE, mqtt_task.cancel)
+        report.phase = "waiting for the core's step in progress"
         logger.info("stopping: MQTT done; waiting for the core's step in progress")
-        self.core.shutdown()
+        await self.core.shutdown()
         logger.info("stopped")
-        self.journal.close()
-        self.outbox.close()
-        if self._recorder is not None:
-            self._recorder.close()
-        return 0
 
     def stop(self) -> None:
         systemd.stopping()
@@ -145,7 +155,7 @@ class Daemon:
             self._on_ready()
 
     @contextlib.asynccontextmanager
-    async def _broker(self) -> AsyncIterator[None]:
+    async def _broker(self, report: SlowStopReport) -> AsyncIterator[None]:
         mqtt = self.settings.mqtt
         if not mqtt.embedded:
             yield
@@ -154,6 +164,7 @@ class Daemon:
             host=mqtt.embedded_host, port=mqtt.embedded_port, ws_port=mqtt.embedded_ws_port
         ):
             yield
+            report.phase = "shutting the embedded broker down"
 
     def _mqtt_link(self) -> MqttLink:
         mqtt = self.settings.mqtt

@@ -176,10 +176,18 @@ class CoreRunner:
             return item
         if deadline is None:
             return await self.inbound.get()
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the input when the task
+        # is cancelled just as the input arrives, and the cancellation is lost — a stop then
+        # waited for this consumer for ever (found by the slow-stop report of a SIGTERM test).
         try:
-            return await asyncio.wait_for(self.inbound.get(), max(0.0, deadline - self.clock.now()))
+            async with asyncio.timeout_at(self._loop_time_of(deadline)):
+                return await self.inbound.get()
         except TimeoutError:
             return None
+
+    def _loop_time_of(self, t: float) -> float:
+        """The event loop's time at pipeline time ``t``."""
+        return asyncio.get_running_loop().time() + max(0.0, t - self.clock.now())
 
     def _prepare_timer(self, *, backlog: bool) -> Callable[[], Output]:
         """A timer fires at the time it is noticed, or at its deadline when inputs from after
@@ -274,9 +282,12 @@ class CoreRunner:
         now = self.clock.now()
         self.outbox.append(self.bridge.retained_publications(now), seq=self.bridge.last_seq)
 
-    def shutdown(self) -> None:
-        """Wait for the core's step in progress; the steps not begun are dropped."""
-        self.executor.shutdown(wait=True, cancel_futures=True)
+    async def shutdown(self) -> None:
+        """Wait for the core's step in progress; the steps not begun are dropped.
+
+        Waited for off the event loop, which meanwhile still answers a second Ctrl-C and lets
+        the slow-stop report name the step."""
+        await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
 
 
 __all__ = ["CoreRunner"]

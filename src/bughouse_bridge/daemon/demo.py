@@ -27,10 +27,12 @@ import aiomqtt
 from bughouse_bridge.bughouse.bpgn import parse_bpgn
 from bughouse_bridge.bughouse.rules import PRESETS, get_preset
 from bughouse_bridge.config import ConfigError, load_settings
-from bughouse_bridge.daemon.app import Daemon
+from bughouse_bridge.daemon.app import STOP_REPORT_AFTER, Daemon
 from bughouse_bridge.daemon.emulate import board_configs, play_plan, wait_for_hosts
 from bughouse_bridge.daemon.logging import setup_logging
+from bughouse_bridge.daemon.stop_report import SlowStopReport
 from bughouse_bridge.data import bundled_game, bundled_game_names
+from bughouse_bridge.drivers.mqtt_session import session
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.drivers.web_server import WebServer, WebServerError, page_config
 from bughouse_bridge.emulator.board import EmulatedBoard
@@ -132,23 +134,28 @@ async def _run_demo(
     interrupted = _stop_on_signals()
     listening = asyncio.Event()
     result_seen = asyncio.Event()
+    stopping = asyncio.Event()
     daemon = Daemon(settings)
-    async with asyncio.TaskGroup() as tasks:
-        daemon_task = tasks.create_task(daemon.run(), name="demo-daemon")
-        viewer = tasks.create_task(
-            _view(settings, listening, result_seen, raw=args.raw), name="demo-viewer"
-        )
-        show = tasks.create_task(
-            _show(game, args, runners, listening, result_seen), name="demo-show"
-        )
-        stop = tasks.create_task(interrupted.wait(), name="demo-interrupted")
-        await asyncio.wait([show, stop, daemon_task], return_when=asyncio.FIRST_COMPLETED)
-        if interrupted.is_set():
-            print("interrupted: stopping the daemon and the broker.", flush=True)
-        for task in (show, stop, viewer):
-            task.cancel()
-        daemon.stop()
-        await daemon_task
+    report = SlowStopReport(asyncio.get_running_loop(), after=STOP_REPORT_AFTER)
+    with report:
+        async with asyncio.TaskGroup() as tasks:
+            daemon_task = tasks.create_task(daemon.run(), name="demo-daemon")
+            viewer = tasks.create_task(
+                _view(settings, listening, result_seen, stopping, raw=args.raw), name="demo-viewer"
+            )
+            show = tasks.create_task(
+                _show(game, args, runners, listening, result_seen), name="demo-show"
+            )
+            stop = tasks.create_task(interrupted.wait(), name="demo-interrupted")
+            await asyncio.wait([show, stop, daemon_task], return_when=asyncio.FIRST_COMPLETED)
+            if interrupted.is_set():
+                print("interrupted: stopping the daemon and the broker.", flush=True)
+            report.start()
+            stopping.set()
+            for task in (show, stop, viewer):
+                task.cancel()
+            daemon.stop()
+            await daemon_task
     print("demo finished.")
     return 0
 
@@ -162,7 +169,8 @@ async def _show(
 ) -> None:
     """The boards play the game once the viewer listens; after the result the page and the
     broker stay up (returns at once with ``--exit-at-end``)."""
-    await asyncio.wait_for(listening.wait(), 30)
+    async with asyncio.timeout(30):
+        await listening.wait()
     await wait_for_hosts(runners, HOST_PATIENCE)
     plan = game_scenario(
         game,
@@ -175,7 +183,8 @@ async def _show(
     )
     await play_plan(plan, runners, announce=False)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(result_seen.wait(), AFTER_GAME)
+        async with asyncio.timeout(AFTER_GAME):
+            await result_seen.wait()
     if not args.exit_at_end:
         print("game over: the page and the broker stay up; Ctrl-C to stop.", flush=True)
         await asyncio.Event().wait()  # until interrupted
@@ -288,13 +297,21 @@ def _print_intro(game: BpgnGame, settings: Settings, runners: dict[str, PtyEmula
 
 
 async def _view(
-    settings: Settings, listening: asyncio.Event, result_seen: asyncio.Event, *, raw: bool
+    settings: Settings,
+    listening: asyncio.Event,
+    result_seen: asyncio.Event,
+    stopping: asyncio.Event,
+    *,
+    raw: bool,
 ) -> None:
+    """Print the events as they come, reconnecting while the demo runs (the embedded broker
+    may take a moment to accept connections); never once the demo stops, whatever the broker
+    does meanwhile (it shuts down too)."""
     mqtt = settings.mqtt
     events_topic = f"{mqtt.root}/match/{settings.match_id}/events"
-    for _ in range(100):  # the embedded broker may take a moment to accept connections
+    while not stopping.is_set():
         try:
-            async with aiomqtt.Client(mqtt.connect_host, mqtt.connect_port) as client:
+            async with session(aiomqtt.Client(mqtt.connect_host, mqtt.connect_port)) as client:
                 await client.subscribe(events_topic, qos=1)
                 listening.set()
                 seen: set[tuple[str, int]] = set()

@@ -26,6 +26,7 @@ import aiomqtt
 
 from bughouse_bridge.daemon.hall_mqtt import HallConnection, HallConnectionError
 from bughouse_bridge.daemon.hall_round import read_scoring
+from bughouse_bridge.drivers.mqtt_session import session
 from bughouse_bridge.hall.naming import parse_match_id, round_archive_topic, round_topic
 from bughouse_bridge.hall.results import (
     BoxView,
@@ -194,7 +195,7 @@ async def run_collector(
 
 
 async def _collect_once(connection: HallConnection, collector: ResultsCollector) -> None:
-    async with connection.client("results") as client:
+    async with session(connection.client("results")) as client:
         for leaf in ("state", "bpgn"):
             await client.subscribe(f"{connection.root}/match/+/{leaf}", qos=1)
         await client.subscribe(round_topic(connection.root), qos=1)
@@ -229,7 +230,7 @@ async def gather_boxes(connection: HallConnection, wait: float) -> list[BoxView]
     devices: dict[str, dict[str, dict[str, Any]]] = {}
     states: dict[str, dict[str, Any]] = {}
     root = connection.root
-    async with connection.client("status") as client:
+    async with session(connection.client("status")) as client:
         for topic in ("bridge/+/status", "bridge/+/device/+", "match/+/state"):
             await client.subscribe(f"{root}/{topic}", qos=1)
         with contextlib.suppress(TimeoutError):

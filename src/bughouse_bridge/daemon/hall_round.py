@@ -14,6 +14,7 @@ import aiomqtt
 
 from bughouse_bridge.daemon.hall_mqtt import HallConnection, HallConnectionError
 from bughouse_bridge.drivers.mqtt import utc_timestamp
+from bughouse_bridge.drivers.mqtt_session import session
 from bughouse_bridge.hall.naming import round_archive_topic, round_topic, scoring_topic
 from bughouse_bridge.hall.rounds import (
     RoundFileError,
@@ -63,7 +64,7 @@ async def publish_round(args: argparse.Namespace) -> int:
         connection = HallConnection.from_args(args)
         root = connection.root
         payload = round_payload(parsed, ts=utc_timestamp())
-        async with connection.client("round") as client:
+        async with session(connection.client("round")) as client:
             await client.publish(scoring_topic(root), scoring_payload(scoring), 1, retain=True)
             await client.publish(round_archive_topic(root, parsed.number), payload, 1, retain=True)
             # Last: the boxes take the pairing from this one.

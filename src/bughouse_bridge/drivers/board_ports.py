@@ -105,7 +105,8 @@ async def probe_port(port: str, *, probe_within: float = 1.0) -> LinkIdentity | 
     finally:
         writer.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
+            async with asyncio.timeout(1.0):
+                await writer.wait_closed()
 
 
 async def _read_serial_numbers(reader: asyncio.StreamReader, within: float) -> LinkIdentity:

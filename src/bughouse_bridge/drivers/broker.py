@@ -85,7 +85,8 @@ class EmbeddedBroker:
         if self._broker is not None:
             broker, self._broker = self._broker, None
             try:
-                await asyncio.wait_for(broker.shutdown(), SHUTDOWN_PATIENCE)
+                async with asyncio.timeout(SHUTDOWN_PATIENCE):
+                    await broker.shutdown()
             except TimeoutError:
                 logger.warning(
                     "the embedded broker did not shut down within %.0f s; left behind",

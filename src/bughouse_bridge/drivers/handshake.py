@@ -73,7 +73,8 @@ class _Conversation:
             if remaining <= 0:
                 return None
             try:
-                chunk = await asyncio.wait_for(self.queue.get(), remaining)
+                async with asyncio.timeout(remaining):
+                    chunk = await self.queue.get()
             except TimeoutError:
                 return None
             self.unmatched.extend(self.decoder.feed(chunk))

@@ -29,6 +29,8 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from bughouse_bridge.drivers.mqtt_session import session
+
 if TYPE_CHECKING:
     import ssl
 
@@ -195,7 +197,8 @@ class MqttLink:
                 delay = next(delays)
                 logger.info("MQTT reconnecting in %.1f s", delay)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), delay)
+                    async with asyncio.timeout(delay):
+                        await self._stopping.wait()
         finally:
             self._set_state(ConnectionState.STOPPED)
 
@@ -220,7 +223,7 @@ class MqttLink:
         # A fresh Client per attempt: aiomqtt's context manager is reusable but not reentrant,
         # and a new one carries a will with a fresh timestamp.
         client = self._client()
-        async with client:
+        async with session(client):
             delays.reset()
             self._last_error = None
             await client.publish(self.status_topic, self._status("online"), qos=1, retain=True)
@@ -320,10 +323,8 @@ class MqttLink:
     async def _say_offline_on_cancel(self, client: aiomqtt.Client) -> None:
         # Cancelled (e.g. the TaskGroup is shutting down): best effort, a short wait at most.
         with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            await asyncio.wait_for(
-                client.publish(self.status_topic, self._status("offline"), qos=1, retain=True),
-                2.0,
-            )
+            async with asyncio.timeout(2.0):
+                await client.publish(self.status_topic, self._status("offline"), qos=1, retain=True)
 
     def _status(self, state: str) -> bytes:
         payload = {

@@ -177,7 +177,8 @@ class SerialLink:
             self._writer = None
             writer.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
         logger.warning("link %s lost: %s", self.name, reason)
         return self._handshake is None or self.identity is not None, reason
 

@@ -44,6 +44,19 @@ def gap_alert(t: float, board: BoardId, message: str, **details: Any) -> Alert: 
     return alert(t, board, None, AlertCode.GAP_AMBIGUOUS, message, **details)
 
 
+def left_to_arbiter(board: BoardId, count: int, verdict: str) -> str:
+    """The message of a gap left to the arbiter with ``count`` candidates (none: ``verdict``)."""
+    if count:
+        return (
+            f"Board {board} is back; {count} different sequences of moves explain the gap: "
+            "the position is published as it stands; choose one with choose_recovery."
+        )
+    return (
+        f"Board {board} is back; no legal moves explain the gap ({verdict}): "
+        "the position is published as it stands."
+    )
+
+
 def gap_resolved(t: float, board: BoardId, gap: int, message: str, **details: Any) -> Alert:  # noqa: ANN401
     """The info ``gap_ambiguous`` alert that tells gap ``gap`` settled (``resolved: true``)."""
     return alert(

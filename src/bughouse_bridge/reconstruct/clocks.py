@@ -2,7 +2,11 @@
 
 A press is the running side flipping to the other side; the side that stopped is the presser.
 White's side is configured, or learned from the first running reading taken while the board is
-settled on the match position (the side running then belongs to the side to move).
+settled on the match position (the side running then belongs to the side to move) — but not
+from a clock still running from the last game: after a mate nobody need stop the clock, and the
+pieces stand in the start position again while the loser's time still runs. Such a clock says
+nothing about this game until it has been stopped (set for the game) or pressed for a move: a
+press at rest before that may be anyone's (Black starts White's time by custom).
 
 A flag is the clock's own flag bit (BWTIME hours byte: 0x10 fallen, 0x40 shown), never a face
 showing 0:00: clocks differ in how they show the last second (one shows 0:00 while it still
@@ -59,11 +63,16 @@ class ClockTracker:
         "has_run",
         "last",
         "model",
+        "running_from_last_game",
         "white_side",
     )
 
     def __init__(self, white_side: LeverSide | None) -> None:
         self.white_side = white_side
+        # Set for a new game when the clock runs on from the last one: its running side belongs
+        # to that game: it teaches nothing until the clock is seen stopped (a press for a move
+        # still does).
+        self.running_from_last_game = False
         self.model: ClockType | None = None  # learned from the clock's version ack
         self.last: ClockTimes | None = None
         self.has_run = False
@@ -128,13 +137,16 @@ class ClockTracker:
         previous = self.last
         self.last = times
         self.has_run = self.has_run or times.running
+        self.running_from_last_game = self.running_from_last_game and times.running
         after = times.running_side
         pressed_side = before if before is not None and after is _other(before) else None
         # The caller says who pressed: the side to move, unless the last move is still owed its
         # press (it was committed before the press came). A clock running while the board is at
-        # rest runs for the side to move.
-        self._learn(pressed_side, presser)
-        self._learn(after, turn if at_rest else None)
+        # rest runs for the side to move — once it runs for this game. The last game's clock
+        # pressed at rest, no move owed its press, may have been pressed by either player.
+        if not (self.running_from_last_game and at_rest and presser == turn):
+            self._learn(pressed_side, presser)
+        self._learn(after, turn if at_rest and not self.running_from_last_game else None)
         pressed_by = None if pressed_side is None else self.color_of(pressed_side)
         press_ms = None if pressed_side is None else _face(times, pressed_side).total_seconds * 1000
         flags = self._new_flags(times, now)

@@ -46,6 +46,7 @@ __all__ = [
     "GapLimits",
     "GapSolution",
     "Verdict",
+    "candidate_details",
     "end_state",
     "filled_positions",
     "gap_details",
@@ -158,16 +159,23 @@ def solve_gap(
 def gap_details(gap: int, match: Match, solution: GapSolution) -> dict[str, Any]:
     """The ``gap_ambiguous`` alert's details: the gap's id and its candidates (UCI and SAN per
     board, from the match before the gap), as the arbiter's ``choose_recovery`` numbers them."""
-    candidates = []
-    for index, candidate in enumerate(solution.candidates):
-        replay = match.copy()
-        san: dict[str, list[str]] = {str(board): [] for board in BoardId}
-        for move in candidate.moves:
-            san[str(move.board)].append(replay.san(move))
-            replay.play(move, t=0.0)
-        moves = {str(board): [move.uci for move in candidate.on(board)] for board in BoardId}
-        candidates.append({"index": index, "moves": moves, "san": san})
+    candidates = [
+        candidate_details(index, match, candidate)
+        for index, candidate in enumerate(solution.candidates)
+    ]
     return {"gap": gap, "verdict": str(solution.verdict), "candidates": candidates}
+
+
+def candidate_details(index: int, match: Match, candidate: Candidate) -> dict[str, Any]:
+    """One candidate as the arbiter is shown it: its ``choose_recovery`` index, and its plies in
+    UCI and SAN per board (the SAN read from ``match``, the match before the gap)."""
+    replay = match.copy()
+    san: dict[str, list[str]] = {str(board): [] for board in BoardId}
+    for move in candidate.moves:
+        san[str(move.board)].append(replay.san(move))
+        replay.play(move, t=0.0)
+    moves = {str(board): [move.uci for move in candidate.on(board)] for board in BoardId}
+    return {"index": index, "moves": moves, "san": san}
 
 
 def order_details(gap: int, match: Match, solution: GapSolution) -> dict[str, Any]:

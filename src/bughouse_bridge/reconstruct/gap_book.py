@@ -33,8 +33,18 @@ from bughouse_bridge.reconstruct.gap_guess import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from bughouse_bridge.bughouse.events import Alert
     from bughouse_bridge.reconstruct.gap import GapSolution
     from bughouse_bridge.reconstruct.reorder import OrderedRecovery
+
+
+@dataclass(frozen=True, slots=True)
+class HeldAlert:
+    """A gap's alert held until ``alert.t``: until then a better look at the boards may still
+    explain the gap (the dump caught a hand in motion, ``refill.Refills``), and the arbiter is
+    not asked to decide a gap that settles itself a second later."""
+
+    alert: Alert
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +53,10 @@ class OpenGap:
 
     solution: GapSolution
     targets: Mapping[BoardId, str]
-    # The moves after it told all they can (``later_settle``): every candidate ruled out, or
-    # only a longer story left; it is no longer weighed.
+    # The moves after it told all they can (``later_recommend``): one candidate recommended,
+    # every candidate ruled out, or only a longer story left; it is no longer weighed.
     concluded: bool = False
+    held: HeldAlert | None = None  # its alert, not published yet
 
 
 @dataclass(slots=True)
@@ -57,19 +68,43 @@ class GapBook:
     _unconfirmed: set[BoardId] = field(default_factory=set)
     _count: int = 0
     _guesses: dict[BoardId, Guess] = field(default_factory=dict)
-    _settled_later: dict[int, str] = field(default_factory=dict)  # gap -> what settled it
-    # Boards to read again (by then at the latest) as a gap settled under them: until read.
-    _reread: dict[BoardId, float] = field(default_factory=dict)
 
     def next_id(self) -> int:
         """A fresh gap id (a gap's log entry is made with it before the gap is opened)."""
         self._count += 1
         return self._count
 
-    def open(self, gap: int, solution: GapSolution, targets: Mapping[BoardId, str]) -> None:
+    def open(
+        self,
+        gap: int,
+        solution: GapSolution,
+        targets: Mapping[BoardId, str],
+        *,
+        held: HeldAlert | None = None,
+    ) -> None:
         """``gap`` is left to the arbiter (or filled anew by a later look) with ``solution``,
-        its boards set to ``targets``."""
-        self._open[gap] = OpenGap(solution, dict(targets))
+        its boards set to ``targets``; ``held``: its alert, published at its time."""
+        self._open[gap] = OpenGap(solution, dict(targets), held=held)
+
+    def held(self, gap: int) -> HeldAlert | None:
+        """``gap``'s alert not published yet (``None``: published, or no such gap)."""
+        found = self._open.get(gap)
+        return None if found is None else found.held
+
+    def held_due(self) -> float | None:
+        """When the next held alert is due."""
+        return min((f.held.alert.t for f in self._open.values() if f.held), default=None)
+
+    def release_held(self, now: float) -> list[Alert]:
+        """The held alerts due by ``now``, each given up once."""
+        due = [g for g, f in sorted(self._open.items()) if f.held and f.held.alert.t <= now]
+        released = []
+        for gap in due:
+            found = self._open[gap]
+            assert found.held is not None
+            released.append(found.held.alert)
+            self._open[gap] = replace(found, held=None)
+        return released
 
     def forget(self, gap: int) -> None:
         """``gap`` is settled by its plies; KeyError when it is not open."""
@@ -80,23 +115,13 @@ class GapBook:
         return None if found is None else found.solution
 
     def concluded(self, gap: int) -> None:
-        """The moves after ``gap`` told all they can (all its candidates ruled out, or only a
-        longer one left): it stays with the arbiter, and is no longer weighed by later moves.
-        KeyError when it is not open."""
+        """The moves after ``gap`` told all they can (one candidate recommended, all ruled out,
+        or only a longer one left): it stays with the arbiter, and is no longer weighed by later
+        moves. KeyError when it is not open."""
         self._open[gap] = replace(self._open[gap], concluded=True)
 
-    def settled_later(self, gap: int, how: str) -> None:
-        """``gap`` was settled by the moves played after it (``how``: which): it is no longer
-        open, and the arbiter's ``choose_recovery`` of it is told so."""
-        self.forget(gap)
-        self._settled_later[gap] = how
-
-    def how_settled(self, gap: int) -> str | None:
-        """What settled ``gap`` by later moves (``None``: nothing did)."""
-        return self._settled_later.get(gap)
-
     def weighable(self) -> list[int]:
-        """The open gaps later moves may still settle."""
+        """The open gaps later moves may still decide."""
         return [gap for gap, found in sorted(self._open.items()) if not found.concluded]
 
     def targets(self, gap: int) -> dict[BoardId, str]:
@@ -139,17 +164,6 @@ class GapBook:
         for found in self._open.values():
             boards.update(found.targets)
         return boards
-
-    def reread(self, board: BoardId, at: float) -> None:
-        """``board`` is read again by ``at``: a gap under it was settled (``LaterSettles``)."""
-        self._reread[board] = min(at, self._reread.get(board, at))
-
-    def reread_due(self, board: BoardId) -> float | None:
-        return self._reread.get(board)
-
-    def read(self, board: BoardId) -> None:
-        """``board`` was read: nothing asked of it any more."""
-        self._reread.pop(board, None)
 
     def guess_of(self, board: BoardId) -> Guess:
         """What the last gap on ``board`` left to be confirmed."""

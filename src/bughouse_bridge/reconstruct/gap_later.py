@@ -2,7 +2,7 @@
 
 A gap nothing settles alone is usually ambiguous only in the pockets: a piece dropped and taken
 at once, whose kind the placement cannot show (``P@f4 exf4`` or ``N@f4 exf4``). An arbiter
-settles it from what happens next, on either board: the captured piece went to the capturer's
+decides it from what happens next, on either board: the captured piece went to the capturer's
 partner, so a later drop of a piece only some candidates put in a pocket (the dropper's own, or
 the partner's on the other board) rules the others out, and so does any later move that is
 illegal after a candidate's end state (a wrong side on move, a castling right gone).
@@ -16,10 +16,12 @@ such state remains, *contradicted* when none does (the truth was not among the c
 *open* otherwise. A move that stood although illegal (``forced``, an illegal drop before the
 row-9 remedy) is replayed as it stood: it tells nothing.
 
-What may be settled (the policy, the same live and in the bench): a gap whose candidates are
-every story the solver could tell (``settleable``), by a survivor that is one of the shortest
+What later moves may decide (the policy, the same live and in the bench): a gap whose candidates
+are every story the solver could tell (``settleable``), for a survivor that is one of the shortest
 stories (``among_shortest``), once each board of the gap has moved since (``each_board_moved``:
-the side on move the gap left is a guess until then).
+the side on move the gap left is a guess until then). Decided is not resolved: the survivor is
+recommended to the arbiter, whose ``choose_recovery`` resolves the gap
+(``later_recommend.LaterRecommends``).
 """
 
 from __future__ import annotations
@@ -90,13 +92,13 @@ class LaterEvidence:
 
     @property
     def chosen(self) -> int | None:
-        """The candidate to settle the gap with: the most plausible survivor (``None``: not
+        """The candidate the later moves decide for: the most plausible survivor (``None``: not
         settled)."""
         return self.survivors[0] if self.verdict is LaterVerdict.SETTLED else None
 
 
 def settleable(solution: GapSolution) -> bool:
-    """Whether later moves may settle the gap: its candidates are every end state that its
+    """Whether later moves may decide the gap: its candidates are every end state that its
     shortest explanations and the confirmation (two plies longer) reach. Not so after the work
     cap (``unknown``) or a confirmation that ran out of work: the truth may be a story nobody
     listed, which the later moves would not rule out while they ruled out the others."""
@@ -104,11 +106,11 @@ def settleable(solution: GapSolution) -> bool:
 
 
 def among_shortest(candidates: Sequence[Candidate], index: int) -> bool:
-    """Whether the candidate is one of the shortest explanations. Only those are settled by
-    later moves: the candidates list every story up to two plies longer than the shortest, so a
-    shortest one left alone has been weighed against every story two plies longer, as a unique
-    explanation is before it is published; a longer one has not (the truth may be two plies
-    longer still, and fit the later moves as well)."""
+    """Whether the candidate is one of the shortest explanations. Only those are recommended on
+    the later moves' evidence: the candidates list every story up to two plies longer than the
+    shortest, so a shortest one left alone has been weighed against every story two plies
+    longer, as a unique explanation is before it is published; a longer one has not (the truth
+    may be two plies longer still, and fit the later moves as well)."""
     fewest = min(len(candidate.moves) for candidate in candidates)
     return len(candidates[index].moves) == fewest
 
@@ -117,7 +119,7 @@ def each_board_moved(boards: Iterable[BoardId], later: Sequence[LaterMove]) -> b
     """Whether each of the gap's ``boards`` has a move since. The solver searches the side on
     move that its shortest explanation leaves (the clock is not trusted as a link returns), so
     the candidates may all have the other side on move than the truth: the first move on that
-    board rules them all out. Before it, a settle by the other board's moves could pick a
+    board rules them all out. Before it, a decision by the other board's moves could pick a
     candidate with the wrong side on move."""
     moved = {played.move.board for played in later}
     return all(board in moved for board in boards)

@@ -59,7 +59,6 @@ class Reader(Handlers):
         state = self._boards[board]
         # The dues up to now are read (``deadlines.board_deadline``).
         state.read_at = max(state.read_at, now)
-        self._resync.board_read(board)
         if not state.occupancy.known or not state.connected:
             return []  # a board whose link is down is read again when it is back
         if isinstance(state.link, Settling):

@@ -48,8 +48,7 @@ Timers are deadlines derived from the values, never stored (``deadlines.py``): e
 a board again at a time is a state carrying its due (a placement changed: once settled; a move
 awaiting its press; a drop awaiting its piece; a run of readings that commit nothing, reported
 once it has had its time; a press ahead; a pressed move to be seen standing; the stalling watch;
-a link back after a short gap; a flag held on the board; a gap settled under it by later moves,
-in the gaps' book until the board is read). A board's deadline is its earliest due
+a link back after a short gap; a flag held on the board). A board's deadline is its earliest due
 after its last reading (a due read at or after it was dealt with, or waits on one of its own, so
 a passed due never spins the timer); ``deadline()`` is the earliest of the boards' and the flags'
 and ``on_timer(now)`` re-reads the boards that are due. Re-reading is idempotent, so a board is
@@ -164,21 +163,21 @@ class MatchReconstructor(Reader):
             due = self._board_deadline(board)
             if due is not None and due <= now:
                 out += self._evaluate(board, now)
-        return out + self._flags.release(self._table(), now)
+        return out + self._flags.release(self._table(), now) + self._resync.release_held(now)
 
     def deadline(self) -> float | None:
-        """The earliest due of the boards' values (``deadlines.py``) and of the flags held."""
+        """The earliest due of the boards' values (``deadlines.py``), of the flags held and of
+        the gaps' alerts held for a better look."""
         dues = [self._board_deadline(board) for board in self._boards]
         dues.append(self._flags.deadline())
+        dues.append(self._resync.held_due())
         return min((due for due in dues if due is not None), default=None)
 
     def _board_deadline(self, board: BoardId) -> float | None:
         decided = self._match.result is not None
         flag_due = self._flags.board_due(board)
         state = self._boards[board]
-        due = board_deadline(state, self.config, decided=decided, flag_due=flag_due)
-        asked = self._resync.reread_due(board)  # a gap settled under it (``LaterSettles``)
-        return min((d for d in (due, asked) if d is not None), default=None)
+        return board_deadline(state, self.config, decided=decided, flag_due=flag_due)
 
     def accept(self, board: BoardId, now: float) -> list[Outcome]:
         """The arbiter declares the physical position right: play the one move that explains it
@@ -240,11 +239,13 @@ class MatchReconstructor(Reader):
         self._flags = Flags(self.config)
         self._resync = self._fresh_resync()
         for board in BoardId:
-            occupancy, model = self._boards[board].occupancy, self._boards[board].clock.model
-            self._boards[board] = self._fresh_board(board)
-            self._boards[board].occupancy = occupancy
-            self._boards[board].clock.model = model
-            self._boards[board].changed_at = now
+            old = self._boards[board]
+            fresh = self._boards[board] = self._fresh_board(board)
+            fresh.occupancy = old.occupancy
+            fresh.clock.model = old.clock.model
+            # The last game's clock may still run (for the loser): not this game's side to move.
+            fresh.clock.running_from_last_game = old.clock.running
+            fresh.changed_at = now
         return [outcome for board in BoardId for outcome in self._evaluate(board, now)]
 
     def boards_in_start_position(self) -> frozenset[BoardId]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import LinkChanged
+from bughouse_bridge.bughouse.match_log import Played
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.alerts import gap_alert, gap_resolved
 from bughouse_bridge.reconstruct.gap import (
@@ -116,7 +117,10 @@ class Refills:
             for b in boards:
                 self._gaps.fill_confirmed(b)
             return None
-        self._gaps.open(gap, solution, targets)
+        # Candidates now: they are asked for at once (below). Still none: the gap's alert, if
+        # not out yet, keeps its time (the better looks' window does not grow).
+        held = None if solution.candidates else self._gaps.held(gap)
+        self._gaps.open(gap, solution, targets, held=held)
         for b in boards:
             self._guesses.after_gap(b, now)
             self._boards[b].track_event(Asked())
@@ -153,6 +157,9 @@ class Refills:
         details list the orders; later plies were played on top, so the order is not offered
         for ``choose_recovery`` (a rewrite under them would re-read what the boards showed)."""
         candidate = solution.candidates[0]
+        if self._published_since(gap, {move.board for move in candidate.moves}):
+            return None
+        asked = self._gaps.held(gap) is None  # the arbiter was told of the gap: tell him it is over
         before = self._match.before_gap(gap)
         try:
             events = self._match.resolve_gap(
@@ -172,8 +179,17 @@ class Refills:
         if not solution.order_certain:
             details |= order_details(gap, before, solution) | {"reorderable": False}
         message = f"Board {board}: the gap is explained after all; its moves are recovered."
-        resolved = gap_resolved(now, board, gap, message)
-        return [*events, resolved, LinkChanged(now, str(board), "resynced", details)]
+        resolved = [gap_resolved(now, board, gap, message)] if asked else []
+        return [*events, *resolved, LinkChanged(now, str(board), "resynced", details)]
+
+    def _published_since(self, gap: int, boards: set[BoardId]) -> bool:
+        """A move of ``boards`` was published after ``gap`` (a board of a joint gap whose doubt
+        a plain move ended): the gap's plies would go before it and renumber it, which only the
+        arbiter's ``choose_recovery`` may do (a confirmed move is never rewritten)."""
+        return any(
+            isinstance(entry, Played) and entry.move.board in boards
+            for entry in self._match.after_gap(gap)
+        )
 
 
 def _plies(reading: Reading) -> int:

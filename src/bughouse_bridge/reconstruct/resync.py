@@ -9,7 +9,8 @@ owns the gaps' book (``gap_book.GapBook``) and reaches the reconstructor only th
 ``settle_gap`` (a link back, once its board settled), ``unexplained`` (a board on a guess nothing
 explains), ``supplied`` (a drop the guessed pockets lack),
 ``guessed``, ``move_committed`` (a move confirms a recovery's side on move), ``weigh_later`` (a
-move committed may settle a gap left to the arbiter: ``later_settle.LaterSettles``),
+move committed may decide a gap left to the arbiter, which is then recommended to him:
+``later_recommend.LaterRecommends``),
 ``pressed_without_move`` and ``press_still_owed`` (what a press tells of the side on move after
 a gap), ``choose_recovery`` (the arbiter's choice). A new game starts a new one.
 """
@@ -20,8 +21,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.bughouse.events import LinkChanged, MovePlayed
-from bughouse_bridge.bughouse.types import AlertCode, BoardId
-from bughouse_bridge.reconstruct.alerts import alert
+from bughouse_bridge.bughouse.types import BoardId
+from bughouse_bridge.reconstruct.alerts import gap_alert, left_to_arbiter
 from bughouse_bridge.reconstruct.gap import (
     Candidate,
     GapSolution,
@@ -30,10 +31,11 @@ from bughouse_bridge.reconstruct.gap import (
     order_details,
     solve_gap,
 )
+from bughouse_bridge.reconstruct.gap_book import HeldAlert
 from bughouse_bridge.reconstruct.gap_doors import GapWork, Handled, Proceed, Reread, Weighed
 from bughouse_bridge.reconstruct.gap_pockets import GapPockets
 from bughouse_bridge.reconstruct.guesses import Guesses, lacking_drop, wrong_turn
-from bughouse_bridge.reconstruct.later_settle import LaterSettles
+from bughouse_bridge.reconstruct.later_recommend import LaterRecommends
 from bughouse_bridge.reconstruct.link import Deferred, Reconciled, Settling
 from bughouse_bridge.reconstruct.reading_machine import Timed, Unheld
 from bughouse_bridge.reconstruct.reading_values import Legal
@@ -59,13 +61,14 @@ class Resync:
     """The gaps' component: see the module docstring. Made of parts, each with its interface:
     what they share (``gap_doors.GapWork``: the doors, the book, the boards, the game), the
     guesses a gap leaves (``guesses.Guesses``), a fill's later look (``refill.Refills``) and
-    the gaps later moves settle (``later_settle.LaterSettles``)."""
+    the gaps later moves decide, recommended to the arbiter
+    (``later_recommend.LaterRecommends``)."""
 
     def __init__(self, doors: GapDoors) -> None:
         self._work = GapWork(doors)
         self._guesses = Guesses(self._work)
         self._refills = Refills(self._work, self._guesses)
-        self._later = LaterSettles(self._work)
+        self._later = LaterRecommends(self._work)
         self._doors = doors
         self._gaps = self._work.gaps
         self._boards = self._work.boards
@@ -97,16 +100,8 @@ class Resync:
         """After a gap the press of its last ply may still be owed (``Guesses``)."""
         self._guesses.press_still_owed(board)
 
-    def reread_due(self, board: BoardId) -> float | None:
-        """When ``board`` is to be read again for the gaps' sake (``GapBook.reread``)."""
-        return self._gaps.reread_due(board)
-
-    def board_read(self, board: BoardId) -> None:
-        """``board`` is being read: what the gaps asked of it is done."""
-        self._gaps.read(board)
-
     def weigh_later(self, now: float) -> list[Outcome]:
-        """A move was committed: a gap left to the arbiter it may settle (``LaterSettles``)."""
+        """A move was committed: a gap left to the arbiter it may decide (``LaterRecommends``)."""
         return self._later.weigh_later(now)
 
     def review(self, board: BoardId, reading: Reading, now: float) -> Weighed:
@@ -197,19 +192,26 @@ class Resync:
         solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
-        return self._settle(board, known, dict.fromkeys(boards), solution, now)
+        # A link back: the dump may have caught a hand in motion, and a better look at the
+        # boards may settle the gap within ``unexplained_limit`` of the return (after a short
+        # gap that time has passed already, ``_explain_later``): the arbiter is asked then.
+        ask_at = None if settling is None else settling.back_at + self.config.unexplained_limit
+        return self._settle(board, known, dict.fromkeys(boards), solution, now, ask_at=ask_at)
 
-    def _settle(
+    def _settle(  # noqa: PLR0913 - the gap, its targets and turns, its solution, when to ask
         self,
         board: BoardId,
         targets: Mapping[BoardId, str],
         turns: Mapping[BoardId, chess.Color | None],
         solution: GapSolution,
         now: float,
+        *,
+        ask_at: float | None = None,
     ) -> list[Outcome]:
         """The gap's solution applied: its plies recovered, or the boards set to ``targets``
-        and the gap left to the arbiter. ``turns`` names the boards solved and the side on
-        move each is known to have (``None``: the shortest explanation's, a guess)."""
+        and the gap left to the arbiter, who is asked at ``ask_at`` (``None``: at once). ``turns``
+        names the boards solved and the side on move each is known to have (``None``: the
+        shortest explanation's, a guess)."""
         boards = list(turns)
         for b in boards:
             self._boards[b].reading_event(Unheld())
@@ -220,7 +222,7 @@ class Resync:
             return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
-        left = self._left_to_arbiter(board, targets, turns, solution, now)
+        left = self._left_to_arbiter(board, targets, turns, solution, now, ask_at=ask_at)
         return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
@@ -261,42 +263,45 @@ class Resync:
             details |= order_details(gap, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
-    def _left_to_arbiter(
+    def _left_to_arbiter(  # noqa: PLR0913 - as ``_settle``
         self,
         board: BoardId,
         targets: Mapping[BoardId, str],
         turns: Mapping[BoardId, chess.Color | None],
         solution: GapSolution,
         now: float,
+        *,
+        ask_at: float | None,
     ) -> list[Outcome]:
         """Nothing settles the gap: the boards are set to what they show (the broadcast is
-        right at once), the log keeps the gap, and the arbiter may choose a candidate."""
+        right at once), the log keeps the gap, and the arbiter may choose a candidate; he is
+        asked at ``ask_at`` unless a better look settles the gap before (its alert is held)."""
         gap = self._gaps.next_id()  # ids are never reused in a game, settled gaps included
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
         self._match.fill_gap(gap, fens, boards=targets, t=now)
-        self._gaps.open(gap, solution, targets)
+        # The dump may have caught a hand in motion, whether nothing explains it or only longer
+        # detours do: a better look follows until ``doubtful`` (``Refills.redo_fill``).
+        doubtful = now + self.config.unexplained_limit
+        message = left_to_arbiter(board, len(solution.candidates), solution.verdict)
+        asked = gap_alert(max(now, ask_at or now), board, message, **details)
+        held = HeldAlert(asked) if asked.t > now else None
+        self._gaps.open(gap, solution, targets, held=held)
         for b in targets:
             self._guesses.after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
-            # side right after the gap corrects it instead of being called a wrong turn. And
-            # the dump may have caught a hand in motion, whether nothing explains it or only
-            # longer detours do: a better look follows (``Refills.redo_fill``).
+            # side right after the gap corrects it instead of being called a wrong turn.
             turn_guessed = turns.get(b) is None
-            doubtful = now + self.config.unexplained_limit
             self._gaps.filled(b, gap, turn_guessed=turn_guessed, doubtful_until=doubtful)
-        count = len(solution.candidates)
-        message = (
-            f"Board {board} is back; {count} different sequences of moves explain the gap: "
-            "the position is published as it stands; choose one with choose_recovery."
-            if count
-            else f"Board {board} is back; no legal moves explain the gap ({solution.verdict}): "
-            "the position is published as it stands."
-        )
-        return [
-            alert(now, board, None, AlertCode.GAP_AMBIGUOUS, message, **details),
-            LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap}),
-        ]
+        resynced = LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap})
+        return [resynced] if held else [asked, resynced]
+
+    def release_held(self, now: float) -> list[Outcome]:
+        """The gaps' alerts held for a better look that did not settle them, now due."""
+        return list(self._gaps.release_held(now))
+
+    def held_due(self) -> float | None:
+        return self._gaps.held_due()
 
     def _recovery_disproved(
         self, board: BoardId, reading: Reading, now: float
@@ -380,9 +385,6 @@ class Resync:
             self._gaps.reordered(gap)
             return list(events)
         solution = self._gaps.solution(gap)
-        how = self._gaps.how_settled(gap)
-        if how is not None:  # issue 19: a later move settled it before the arbiter chose
-            raise ValueError(f"gap {gap} is already settled by {how}")
         if solution is None:
             open_gaps = self._gaps.open_ids()
             raise ValueError(f"there is no open gap {gap}; open gaps: {open_gaps}")

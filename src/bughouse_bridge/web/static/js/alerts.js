@@ -11,8 +11,10 @@ import {
   alertWhere,
   articleText,
   articleTranslation,
+  candidateLabel,
   gapKey,
   localTime,
+  recommendation,
   ruleText,
   settledGap,
   tableName,
@@ -45,7 +47,9 @@ export class AlertFeed {
     this.acknowledge = acknowledge; // (alert): the console publishes the acknowledgement
     this.items = new Map(); // alertKey -> {item, alert}
     this.acks = new Map(); // alertKey -> acknowledgement (it may come before its alert)
-    this.settled = new Set(); // gapKey of the gaps settled (the news may come before the gap's alert)
+    // The news about a gap may come before the gap's alert (retained or reordered delivery).
+    this.settled = new Set(); // gapKey of the gaps resolved
+    this.recommended = new Map(); // gapKey -> the candidate index the later moves decide for
     this.texts = {};
     this.translations = {};
     this.alarmCount = 0;
@@ -116,6 +120,8 @@ export class AlertFeed {
     actions.append(ack);
     for (const action of alertActions(alert)) {
       const button = element("button", { type: "button", "data-action": action.verb }, action.label);
+      if (action.verb === "choose_recovery") button.dataset.candidate = String(action.args.candidate);
+      if (action.recommended) this.markRecommended(button);
       button.addEventListener("click", () => this.ask(alert.bridge, action.verb, action.args));
       actions.append(button);
     }
@@ -125,11 +131,12 @@ export class AlertFeed {
     this.list.prepend(item);
     if (this.acks.has(key)) this.showAck(item, this.acks.get(key));
     this.applySettled(alert);
+    this.applyRecommended(alert);
     if (alarms(alert)) this.sound();
   }
 
-  // A gap settled (by the moves played since, or a better look at it): its earlier alerts keep
-  // their text, but their candidates can no longer be chosen (the bridge would refuse them).
+  // A gap resolved (a better look at it explained it): its earlier alerts keep their text, but
+  // their candidates can no longer be chosen (the bridge would refuse them).
   applySettled(alert) {
     const settled = settledGap(alert);
     if (settled) {
@@ -140,6 +147,31 @@ export class AlertFeed {
     } else if (this.settled.has(gapKey(alert))) {
       this.markSettled(this.items.get(alertKey(alert)).item, alert); // the news came first
     }
+  }
+
+  // The later moves decide a gap (contract §3): the gap stays open and its candidates can all
+  // still be chosen, but the alerts offering them highlight the recommended one.
+  applyRecommended(alert) {
+    const told = recommendation(alert);
+    if (told) {
+      this.recommended.set(told.gap, told.index);
+      for (const { item, alert: shown } of this.items.values()) {
+        if (gapKey(shown) === told.gap) this.highlight(item, told.index);
+      }
+    } else if (this.recommended.has(gapKey(alert))) {
+      this.highlight(this.items.get(alertKey(alert)).item, this.recommended.get(gapKey(alert))); // the news came first
+    }
+  }
+
+  highlight(item, index) {
+    const button = item.querySelector(`[data-action="choose_recovery"][data-candidate="${index}"]`);
+    if (button && !("recommended" in button.dataset)) this.markRecommended(button);
+  }
+
+  markRecommended(button) {
+    button.dataset.recommended = "";
+    button.classList.add("recommended");
+    button.textContent = candidateLabel(Number(button.dataset.candidate), true);
   }
 
   markSettled(item, alert) {

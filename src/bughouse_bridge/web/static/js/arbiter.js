@@ -67,8 +67,10 @@ export const ALERT_ACTIONS = {
 const UNKNOWN_CODE_ACTIONS = ["claim", "candidates"];
 const BOARD_VERBS = ["takeback", "accept", "resync"];
 
-// The actions an alert offers the arbiter: [{label, verb, args}]. An alert that tells a gap
-// settled (details.resolved: the moves played since, or a better look) offers none.
+// The actions an alert offers the arbiter: [{label, verb, args}]; a choose_recovery of the
+// candidate the later moves decide for carries `recommended: true`. An alert that tells a gap
+// resolved (details.resolved: a better look explained it) offers none. An alert recommending a
+// candidate (details.recommended, contract §3) offers that one, beside the board's verbs.
 export function alertActions(alert) {
   const details = alert.details ?? {};
   if (details.resolved) return [];
@@ -78,15 +80,23 @@ export function alertActions(alert) {
     if (kind === "claim" && details.claim) {
       actions.push({ label: t("action.claim"), verb: "confirm_claim", args: details.claim });
     } else if (kind === "candidates" && details.gap !== undefined) {
-      for (const candidate of details.candidates ?? []) {
+      const recommended = details.recommended?.index;
+      for (const candidate of details.candidates ?? (details.recommended ? [details.recommended] : [])) {
         const args = { gap: details.gap, candidate: candidate.index };
-        actions.push({ label: t("action.candidate", { index: candidate.index }), verb: "choose_recovery", args });
+        const action = { label: candidateLabel(candidate.index, false), verb: "choose_recovery", args };
+        if (candidate.index === recommended) Object.assign(action, { label: candidateLabel(candidate.index, true), recommended: true });
+        actions.push(action);
       }
     } else if (BOARD_VERBS.includes(kind) && onBoard) {
       actions.push({ label: t(`action.${kind}`, { board: alert.board }), verb: kind, args: { board: alert.board } });
     }
   }
   return actions;
+}
+
+// "choose candidate 1", or "later moves decide: candidate 1, recommended".
+export function candidateLabel(index, recommended) {
+  return t(recommended ? "action.candidate_recommended" : "action.candidate", { index });
 }
 
 // The side an alert is about, as its sentence needs it ("white", "a player").
@@ -97,8 +107,10 @@ function side(color) {
 // An alert's sentence from its code and parameters (the payload's English `message` stays for
 // other consumers; the console shows it too, folded).
 export function alertText(alert) {
-  const key = `alert.${alert.code}`;
-  const text = t(key, { board: alert.board ?? "?", side: side(alert.color) });
+  const recommended = recommendation(alert);
+  const key = recommended ? "alert.gap_recommended" : `alert.${alert.code}`;
+  const moves = Object.values(alert.details?.recommended?.san ?? {}).flat().join(" ");
+  const text = t(key, { board: alert.board ?? "?", side: side(alert.color), index: recommended?.index, moves });
   return text === key ? String(alert.message ?? alert.code) : text;
 }
 
@@ -171,12 +183,19 @@ export function ackPayload(alert, by, ts) {
   return { schema: 1, by, ts, bridge: alert.bridge, boot_id: alert.boot_id, seq: alert.seq };
 }
 
-// The key an alert and its acknowledgement share: bridge, boot and seq.
-// The gap an alert tells settled ("bridge/match/gap"), or null: the earlier alerts of that gap
-// no longer offer its candidates.
+// The gap an alert tells resolved ("bridge/match/gap"), or null: the earlier alerts of that
+// gap no longer offer its candidates.
 export function settledGap(alert) {
   const details = alert.details ?? {};
   return details.resolved && details.gap !== undefined ? gapKey(alert) : null;
+}
+
+// The candidate the later moves decide for, recommended to the arbiter: {gap: gapKey, index},
+// or null. The gap stays open: its alerts keep their candidates, that one highlighted.
+export function recommendation(alert) {
+  const index = alert.details?.recommended?.index;
+  const gap = gapKey(alert);
+  return gap === null || index === undefined || index === null ? null : { gap, index };
 }
 
 // The gap an alert is about ("bridge/match/gap"), or null.
@@ -185,6 +204,7 @@ export function gapKey(alert) {
   return gap === undefined || gap === null ? null : `${alert.bridge}/${alert.match}/${gap}`;
 }
 
+// The key an alert and its acknowledgement share: bridge, boot and seq.
 export function alertKey(message) {
   return `${message.bridge}/${message.boot_id}/${message.seq}`;
 }

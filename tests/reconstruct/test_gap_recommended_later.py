@@ -1,9 +1,11 @@
-"""Through the reconstructor: a gap left to the arbiter is settled by the moves played after it,
-as an arbiter would settle it (issue 19), or stays with the arbiter."""
+"""Through the reconstructor: a gap left to the arbiter is weighed by the moves played after it,
+as an arbiter would weigh it (issue 19). When they decide it, the fitting candidate is
+recommended to the arbiter; nothing published is rewritten until he chooses (issue 18)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import chess
 import pytest
@@ -12,11 +14,14 @@ from test_gap_games import FAST, GAMES, _in_game_order, replay_with_gap
 from trace_gen import game_trace
 
 from bughouse_bridge.bughouse.bpgn_document import BpgnDocument
-from bughouse_bridge.bughouse.events import Alert, LinkChanged, MovePlayed, Severity
+from bughouse_bridge.bughouse.events import Alert, MovePlayed, Severity, Takeback
 from bughouse_bridge.bughouse.match import Match
 from bughouse_bridge.bughouse.record import GameRecord
 from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import AlertCode, BoardId
+
+if TYPE_CHECKING:
+    from bughouse_bridge.reconstruct.outcomes import Outcome
 
 A, B = BoardId.A, BoardId.B
 # White on A holds a pawn, a knight and a bishop that Black on B took (material adds up);
@@ -39,6 +44,8 @@ def dropped_and_taken() -> tuple[Table, Alert]:
     table.rec.on_link_state(A, True, table.t)
     table.dump(A)
     table.wait(1)
+    assert table.alerts(AlertCode.GAP_AMBIGUOUS) == []  # a better look may still settle it
+    table.wait(table.rec.config.unexplained_limit)  # none did: the arbiter is asked
     (alert,) = table.alerts(AlertCode.GAP_AMBIGUOUS)
     firsts = [c["moves"]["A"][0] for c in alert.details["candidates"]]
     assert firsts == ["P@f4", "N@f4", "B@f4"]
@@ -46,8 +53,14 @@ def dropped_and_taken() -> tuple[Table, Alert]:
     return table, alert
 
 
-def settle_alerts(table: Table) -> list[Alert]:
-    return [a for a in table.alerts(AlertCode.GAP_AMBIGUOUS) if a.details.get("resolved")]
+def recommendations(table: Table) -> list[Alert]:
+    """The alerts that recommend a candidate of a gap on the later moves' evidence."""
+    return [a for a in table.alerts(AlertCode.GAP_AMBIGUOUS) if "recommended" in a.details]
+
+
+def published(table: Table) -> list[tuple[str, int, str, bool]]:
+    """The moves as published, in order: board, ply, UCI, recovered."""
+    return [(str(e.board), e.ply, e.move.uci, e.recovered) for e in table.played()]
 
 
 def illegal_alerts(table: Table) -> list[Alert]:
@@ -81,7 +94,7 @@ def fresh_bpgn(table: Table) -> str:
     return Bpgn().follow(table)
 
 
-def test_the_partner_dropping_the_knight_settles_the_gap_to_the_knight() -> None:
+def test_the_partner_dropping_the_knight_recommends_the_knight_and_rewrites_nothing() -> None:
     table, asked = dropped_and_taken()
     gap = asked.details["gap"]
     bpgn = Bpgn()
@@ -91,60 +104,75 @@ def test_the_partner_dropping_the_knight_settles_the_gap_to_the_knight() -> None
     assert illegal_alerts(table) == []
     # One candidate is left, but nobody moved on A yet: the side on move there is the gap's
     # guess (all its candidates leave White on move; the truth might not).
-    assert settle_alerts(table) == []
+    assert recommendations(table) == []
     table.move(A, "g1f3").wait(3)  # White on move on A: the candidate stands
-    (settled,) = settle_alerts(table)
-    assert settled.severity is Severity.INFO
-    assert settled.details["gap"] == gap
-    assert settled.details["settled_by"] == {"board": "B", "uci": "N@e4"}
-    resynced = table.of(LinkChanged)[-1]
-    assert resynced.status == "resynced"
-    assert resynced.details["recovered"] == {"A": ["N@f4", "e5f4"], "B": []}
-    assert resynced.details["settled_by"] == {"board": "B", "uci": "N@e4"}
+    (said,) = recommendations(table)
+    assert said.severity is Severity.WARNING  # the gap is open until the arbiter chooses
+    assert said.board is A
+    assert said.details["gap"] == gap
+    assert said.details["settled_by"] == {"board": "B", "uci": "N@e4"}
+    knight = asked.details["candidates"][1]
+    assert knight["moves"] == {"A": ["N@f4", "e5f4"], "B": []}
+    assert said.details["recommended"] == knight  # index, UCI and SAN as the gap offered it
+    assert said.details["recommended"]["san"] == {"A": ["N@f4", "exf4"], "B": []}
+    # Nothing was rewritten: the moves since stand as published, numbered on from the fill,
+    # and the gap is still open (the board uncertain) with its plies unpublished.
+    assert published(table) == [("B", 1, "N@e4", False), ("A", 1, "g1f3", False)]
     match = table.rec.match
+    assert match.open_gaps() == [gap]
+    assert "{gap A: " in bpgn.follow(table)
+    # Play goes on; the gap is not weighed again.
+    table.move(B, "e7e5").wait(3).move(A, "b8c6").wait(3)
+    assert stream_continues(table.out)
+    assert len(recommendations(table)) == 1
+    assert illegal_alerts(table) == []
+    # The arbiter takes the recommendation: choose_recovery as ever, the gap's plies put
+    # before the moves since (recovered), which are replayed on them.
+    events = table.rec.choose_recovery(gap, said.details["recommended"]["index"], table.t)
+    chosen = [(str(e.board), e.ply, e.move.uci) for e in events if isinstance(e, MovePlayed)]
+    assert chosen[:2] == [("A", 1, "N@f4"), ("A", 2, "e5f4")]
     assert match.open_gaps() == []  # the board is no longer "uncertain"
     pockets = match.pockets()
     assert (pockets.of(A, chess.WHITE), pockets.of(B, chess.WHITE)) == ("PB", "")
-    assert (match.ply(A), match.ply(B)) == (3, 1)
+    assert (match.ply(A), match.ply(B)) == (4, 2)
     assert recorded_moves(table) == [
         ("A", 1, "N@f4", True),
         ("A", 2, "e5f4", True),
         ("B", 1, "N@e4", False),
         ("A", 3, "g1f3", False),
+        ("B", 2, "e7e5", False),
+        ("A", 4, "b8c6", False),
     ]
     text = bpgn.follow(table)
     assert text == fresh_bpgn(table)
     assert "{gap" not in text
     assert text.index("N@f4") < text.index("exf4") < text.index("N@e4") < text.index("Nf3")
-    with pytest.raises(ValueError, match="already settled by the moves played since"):
-        table.rec.choose_recovery(gap, 0, table.t)
-    # Play goes on, numbered on from the recovered plies.
-    table.move(B, "e7e5").wait(3).move(A, "b8c6").wait(3)
-    assert (match.ply(A), match.ply(B)) == (4, 2)
-    assert table.moves()[-2:] == ["e7e5", "b8c6"]
-    assert len(settle_alerts(table)) == 1
-    assert illegal_alerts(table) == []
 
 
-def test_the_droppers_own_later_drops_settle_the_gap_when_one_candidate_is_left() -> None:
+def test_the_droppers_own_later_drops_recommend_the_one_candidate_left() -> None:
     table, asked = dropped_and_taken()
+    gap = asked.details["gap"]
     table.drop(A, "B", "c4").wait(3)  # the bishop is still in hand: not B@f4
-    assert settle_alerts(table) == []
-    assert table.rec.match.open_gaps() == [asked.details["gap"]]
+    assert recommendations(table) == []
+    assert table.rec.match.open_gaps() == [gap]
     table.move(A, "g8f6").wait(3).drop(A, "N", "h4").wait(3)  # and the knight: not N@f4
-    # The drop that decided, then the gap's plies, recovered (numbered before the moves since).
-    assert table.moves(A) == ["B@c4", "g8f6", "N@h4", "P@f4", "e5f4"]
-    (settled,) = settle_alerts(table)
-    assert settled.details["settled_by"] == {"board": "A", "uci": "N@h4"}
-    assert table.of(LinkChanged)[-1].details["recovered"]["A"] == ["P@f4", "e5f4"]
+    # The moves since, published as played, and nothing put before them.
+    assert published(table) == [
+        ("A", 1, "B@c4", False),
+        ("A", 2, "g8f6", False),
+        ("A", 3, "N@h4", False),
+    ]
+    (said,) = recommendations(table)
+    assert said.details["settled_by"] == {"board": "A", "uci": "N@h4"}
+    assert said.details["recommended"] == asked.details["candidates"][0]
+    assert said.details["recommended"]["moves"]["A"] == ["P@f4", "e5f4"]
     match = table.rec.match
+    assert match.open_gaps() == [gap]
+    assert match.ply(A) == 3
+    events = table.rec.choose_recovery(gap, 0, table.t)
+    assert [e.move.uci for e in events if isinstance(e, MovePlayed)][:2] == ["P@f4", "e5f4"]
     assert match.open_gaps() == []
     assert match.ply(A) == 5
-    # The deciding drop is still its mover's last move (revisable): its ply followed the plies
-    # put before it.
-    last = table.rec._boards[A].last
-    assert last.move is not None
-    assert (last.move.uci, last.ply) == ("N@h4", 5)
     assert match.pockets().of(B, chess.WHITE) == "P"  # the pawn Black took went to B
     assert [ply for board, ply, _, _ in recorded_moves(table) if board == "A"] == [1, 2, 3, 4, 5]
     assert illegal_alerts(table) == []
@@ -154,7 +182,7 @@ def test_moves_every_candidate_allows_leave_the_gap_with_the_arbiter() -> None:
     table, asked = dropped_and_taken()
     table.move(B, "d2d4").wait(3).move(A, "g1f3").wait(3).move(B, "d7d5").wait(3)
     assert table.moves() == ["d2d4", "g1f3", "d7d5"]
-    assert settle_alerts(table) == []
+    assert recommendations(table) == []
     assert table.rec.match.open_gaps() == [asked.details["gap"]]
     # The arbiter may still choose; the moves since are replayed on the chosen plies.
     events = table.rec.choose_recovery(asked.details["gap"], 2, table.t)
@@ -169,7 +197,7 @@ def test_after_the_arbiters_choice_a_later_drop_settles_nothing() -> None:
     table.drop(B, "P", "e4").wait(3)
     assert table.moves(B) == ["P@e4"]
     table.move(B, "e7e5").wait(3).drop(B, "N", "d4").wait(10)  # a knight he does not have
-    assert settle_alerts(table) == []
+    assert recommendations(table) == []
     assert [a.code for a in illegal_alerts(table)] == [AlertCode.DROP_NOT_IN_POCKET]
     assert table.rec.match.open_gaps() == []
 
@@ -195,17 +223,18 @@ def test_a_gap_no_candidate_of_which_fits_the_later_moves_stays_with_the_arbiter
     assert (
         len([a for a in table.alerts(AlertCode.GAP_AMBIGUOUS) if "contradicted" in a.details]) == 1
     )
-    assert settle_alerts(table) == []
+    assert recommendations(table) == []
     assert table.rec.match.open_gaps() == [gap]
 
 
 # --- real games through the emulator: a gap in fast play, the later moves weigh it ----------
 
 EMULATED = [
-    # 5 s on A: two stories (Bc3 taken or not); a later bishop drop on A settles it.
-    ("A", 5.0, 0.1, "settled_by"),
+    # 5 s on A: two stories (Bc3 taken or not); a later bishop drop on A decides it.
+    ("A", 5.0, 0.1, "recommended"),
     # 12 s on A: the later moves leave only a story two plies longer than the shortest; the
-    # truth is longer still (a settle would have been wrong): the arbiter is told, no settle.
+    # truth is longer still (recommending it would have been wrong): the arbiter is told which
+    # fits, with no recommendation.
     ("A", 12.0, 0.5, "fits"),
     # 12 s on B: every story leaves White on move; Black moves first: none fits.
     ("B", 12.0, 0.2, "contradicted"),
@@ -228,21 +257,43 @@ def test_a_gap_in_a_real_game_is_weighed_by_the_moves_played_after_it(
         if isinstance(o, Alert) and o.code is AlertCode.GAP_AMBIGUOUS
     ]
     asked = [a for a in gap_alerts if "candidates" in a.details]
-    weighed = [a for a in gap_alerts if {"settled_by", "fits", "contradicted"} & a.details.keys()]
+    weighed = [a for a in gap_alerts if {"recommended", "fits", "contradicted"} & a.details.keys()]
     assert len(asked) == 1
     assert len(weighed) == 1
     (said,) = weighed
     assert outcome in said.details
-    assert said.details["gap"] == asked[0].details["gap"]
-    if outcome == "settled_by":
+    gap = asked[0].details["gap"]
+    assert said.details["gap"] == gap
+    # Whatever the later moves told, nothing published was renumbered or put before them, and
+    # the gap waits for the arbiter.
+    assert stream_continues(result.outcomes)
+    assert rec.match.open_gaps() == [gap]
+    if outcome == "recommended":
+        index = said.details["recommended"]["index"]
+        assert said.details["recommended"] == asked[0].details["candidates"][index]
+        # The arbiter follows the recommendation at the game's end: positions, pockets and
+        # side on move exact, the whole game since replayed on the gap's plies.
+        rec.choose_recovery(gap, index, plan.end + 60)
         assert rec.match.open_gaps() == []
-        for board in BoardId:  # positions, pockets and side on move exact, as if recovered
+        for board in BoardId:
             assert rec.match.fen(board).split()[:2] == truth.fen(board).split()[:2]
-    else:
-        assert rec.match.open_gaps() == [said.details["gap"]]
     illegal = [
         o
         for o in result.outcomes[at_gap:]
         if isinstance(o, Alert) and o.severity is Severity.ILLEGAL
     ]
     assert illegal == []
+
+
+def stream_continues(outcomes: list[Outcome]) -> bool:
+    """Each board's published plies number on by one (a takeback steps back one), as the
+    hypothesis state machine requires of every stream."""
+    last = dict.fromkeys(BoardId, 0)
+    for outcome in outcomes:
+        if isinstance(outcome, MovePlayed):
+            if outcome.ply != last[outcome.board] + 1:
+                return False
+            last[outcome.board] = outcome.ply
+        elif isinstance(outcome, Takeback):
+            last[outcome.board] -= 1
+    return True

@@ -1,0 +1,142 @@
+"""A gap left to the arbiter weighed by the moves played after it: later evidence recommends, the
+arbiter decides (issue 19).
+
+After every move committed (on either board) each open gap whose candidates are every story the
+solver could tell (``gap_later.settleable``) is weighed again with the moves played since
+(``gap_later.weigh_later``). When the candidates still consistent lead to one game state, one of
+the shortest stories (``gap_later.among_shortest``), and each board of the gap has moved since
+(its side on move was the shortest explanation's guess until then: ``gap_later.each_board_moved``),
+the arbiter is told which candidate fits (``recommended``: its ``choose_recovery`` index, its
+plies) and which move decided (``settled_by``: the one that ruled out the last other candidate).
+The gap is not resolved here: its plies would go before moves already published, renumbering and
+replaying them, and a published move is rewritten only by an arbiter's act (issue 18). The board
+stays uncertain until he chooses; ``Resync.choose_recovery`` then does what it always does.
+When none is consistent, or only a story longer than the shortest, the arbiter is told that
+instead. Either way once: the gap is concluded (``GapBook.concluded``) and no longer weighed.
+``LaterRecommends`` is a part of the gaps' component (``resync.Resync`` holds one and asks
+``weigh_later``), made of what the parts share (``gap_doors.GapWork``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bughouse_bridge.reconstruct.alerts import gap_alert
+from bughouse_bridge.reconstruct.gap import candidate_details
+from bughouse_bridge.reconstruct.gap_later import (
+    LaterEvidence,
+    LaterMove,
+    LaterVerdict,
+    among_shortest,
+    each_board_moved,
+    later_moves,
+    settleable,
+    weigh_later,
+)
+
+if TYPE_CHECKING:
+    from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.reconstruct.gap_doors import GapWork
+    from bughouse_bridge.reconstruct.outcomes import Outcome
+
+# Later moves weighed per gap: the evidence (a drop of the piece in question) comes within a few
+# moves or not at all, and each weighing replays them all for every candidate.
+LATER_WINDOW = 40
+
+
+class LaterRecommends:
+    """Gaps the later moves decide, recommended to the arbiter: see the module docstring."""
+
+    def __init__(self, work: GapWork) -> None:
+        self._work = work
+        self._gaps = work.gaps
+
+    @property
+    def _match(self) -> Match:
+        return self._work.match
+
+    def weigh_later(self, now: float) -> list[Outcome]:
+        """A move was committed: each open gap it may decide is weighed again."""
+        out: list[Outcome] = []
+        for gap in self._gaps.weighable():
+            out += self._weigh_gap(gap, now)
+        return out
+
+    def _weigh_gap(self, gap: int, now: float) -> list[Outcome]:
+        solution = self._gaps.solution(gap)
+        if solution is None or not settleable(solution):
+            return []
+        later = later_moves(self._match.after_gap(gap))
+        if not later or len(later) > LATER_WINDOW:
+            return []
+        before = self._match.before_gap(gap)
+        evidence = weigh_later(before, solution.candidates, later)
+        decider = _described(_decider(evidence, later))
+        if evidence.verdict is LaterVerdict.CONTRADICTED:
+            self._gaps.concluded(gap)
+            return [self._contradicted_alert(gap, decider, now)]
+        chosen = evidence.chosen
+        if chosen is None or not each_board_moved(self._gaps.targets(gap), later):
+            return []
+        self._gaps.concluded(gap)
+        if not among_shortest(solution.candidates, chosen):
+            return [self._longer_alert(gap, chosen, decider, now)]
+        recommended = candidate_details(chosen, before, solution.candidates[chosen])
+        return [self._recommendation(gap, recommended, decider, now)]
+
+    def _recommendation(
+        self,
+        gap: int,
+        recommended: dict[str, object],
+        decider: dict[str, str] | None,
+        now: float,
+    ) -> Outcome:
+        """One candidate fits the moves played since: the arbiter is asked to choose it. A
+        warning, not an info: the gap is still open, the board's broadcast uncertain and its
+        record without the gap's plies until he does (an info reads as "nothing to do")."""
+        board = min(self._gaps.targets(gap))
+        index = recommended["index"]
+        san = recommended["san"]
+        assert isinstance(san, dict)
+        plies = "; ".join(f"{b}: {' '.join(moves)}" for b, moves in sorted(san.items()) if moves)
+        message = (
+            f"Board {board}: the moves played since{_by(decider)} decide the gap ({gap}): only "
+            f"candidate {index} ({plies}) fits them. Recommended: choose_recovery gap {gap} "
+            f"candidate {index}; the board stays uncertain until the arbiter chooses."
+        )
+        return gap_alert(now, board, message, gap=gap, recommended=recommended, settled_by=decider)
+
+    def _contradicted_alert(self, gap: int, decider: dict[str, str] | None, now: float) -> Outcome:
+        board = min(self._gaps.targets(gap))
+        message = (
+            f"Board {board}: no candidate of the gap ({gap}) fits the moves played since"
+            f"{_by(decider)}; it stays with the arbiter (choose_recovery, or correct the "
+            "position)."
+        )
+        return gap_alert(now, board, message, gap=gap, contradicted=True, contradicted_by=decider)
+
+    def _longer_alert(
+        self, gap: int, chosen: int, decider: dict[str, str] | None, now: float
+    ) -> Outcome:
+        """Only a story longer than the shortest fits the moves played since: the arbiter is
+        told which, with no recommendation (a story longer still may fit as well)."""
+        board = min(self._gaps.targets(gap))
+        message = (
+            f"Board {board}: of the gap's ({gap}) candidates only {chosen}, a longer story than "
+            "the shortest, fits the moves played since; it stays with the arbiter "
+            "(choose_recovery)."
+        )
+        return gap_alert(now, board, message, gap=gap, fits=chosen, ruled_out_by=decider)
+
+
+def _decider(evidence: LaterEvidence, later: list[LaterMove]) -> LaterMove | None:
+    index = evidence.decided_by
+    return later[index] if index is not None and index >= 0 else None
+
+
+def _described(move: LaterMove | None) -> dict[str, str] | None:
+    return None if move is None else {"board": str(move.move.board), "uci": move.move.uci}
+
+
+def _by(decider: dict[str, str] | None) -> str:
+    return "" if decider is None else f" ({decider['uci']} on board {decider['board']})"
