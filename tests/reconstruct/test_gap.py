@@ -85,6 +85,28 @@ def test_an_explanation_whose_confirmation_ran_out_goes_to_the_arbiter_unless_as
     assert [candidate.end for candidate in solution.candidates] == [end_state(truth)]
 
 
+def test_more_shortest_end_states_than_listed_are_not_confirmed_nor_published() -> None:
+    """Two end states (castling rights kept or lost) and a pawn in Black's pocket (a longer
+    explanation could end otherwise): listed in full, the confirmation runs; with one listed
+    at most no longer explanation is looked for (it could be neither listed nor conclusive),
+    and the one listed is not published as the game."""
+    before = play(Match(get_preset("dsj")), B, "e2e4", "d7d5", "e4d5")
+    play(before, A, "a2a3", "g7g5", "b2b4", "f8h6", "b4b5", "g8f6")
+    truth = play(before.copy(), A, "a1a2", "f6d5", "a2a1")
+    turns = {A: truth.turn(A)}
+    listed = solve_gap(before, {A: truth.board_fen(A)}, turns=turns)
+    assert listed.verdict is Verdict.AMBIGUOUS
+    assert listed.confirmed
+    assert end_state(truth) in [candidate.end for candidate in listed.candidates]
+    one = solve_gap(
+        before, {A: truth.board_fen(A)}, turns=turns, limits=GapLimits(max_candidates=1)
+    )
+    assert one.verdict is Verdict.UNKNOWN
+    assert not one.confirmed
+    assert len(one.candidates) == 1
+    assert one.nodes < listed.nodes
+
+
 def test_filled_positions_follow_the_least_material_flow() -> None:
     before = play(Match(get_preset("dsj")), A, "e2e4", "d7d5")
     truth = play(before.copy(), A, "e4d5")  # a black pawn taken: it goes to black on board B

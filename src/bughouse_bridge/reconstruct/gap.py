@@ -127,6 +127,7 @@ def solve_gap(
         max_plies=limits.max_plies,
         max_nodes=limits.max_nodes,
         confirm_nodes=limits.confirm_nodes,
+        max_listed=limits.max_candidates,
     )
     found = explanations.found[: limits.max_candidates]
     candidates = tuple(Candidate(explained.moves, explained.end) for explained in found)

@@ -203,6 +203,8 @@ def _departing(  # noqa: PLR0913 - the child's parts
     empty = (occupied_co[0] & differ & ~goal_co[1], occupied_co[1] & differ & ~goal_co[0])
     missing = (goal_co[0] & differ, goal_co[1] & differ)
     for side in (0, 1):
+        if missing[side].bit_count() + empty[side].bit_count() <= own[side]:
+            continue  # its plies suffice whatever they do (``shortfall``'s first answer)
         short = shortfall(side, own, empty, missing, parts.castles, parts.kings, ep=ep)
         if not both_suffice(board, parts.goal, side, empty[side], missing[side], short, moved):
             return False

@@ -141,7 +141,9 @@ class BoardSearch:
             self._wander,
         )
 
-    def _node(self, key: Key, left: int, spare: int | None) -> dict[Outcome, list[Edge]]:
+    def _node(
+        self, key: Key, left: int, spare: int | None, *, priced: bool = False
+    ) -> dict[Outcome, list[Edge]]:
         known = self.memo.get(key)
         if known is None and self.narrow:
             # The full search of the same position (made before the narrow one) found all
@@ -154,7 +156,7 @@ class BoardSearch:
         board = self._board
         assert board is not None
         result: dict[Outcome, list[Edge]] = {}
-        parts = self._priced(board, left)
+        parts = self._priced(board, left, departed=priced)
         if parts is None:
             if not left and at_goal(board, self.goal):
                 result[ending(board)] = []
@@ -178,15 +180,17 @@ class BoardSearch:
         self.memo[key] = result
         return result
 
-    def _priced(self, board: BughouseBoard, left: int) -> Terms | None:
+    def _priced(self, board: BughouseBoard, left: int, *, departed: bool) -> Terms | None:
         """The bound's terms of a position to expand, its work counted; ``None`` at the end or
         where its squares to empty cannot be emptied in time (``departures``, on the root and
-        after unpriced moves: ``price`` cuts the others before they are played)."""
+        after unpriced moves; ``departed``: the price of the move that led here asked it)."""
         if left == 0:
             return None
         self.budget.spend(_PRICING)
         parts = terms(board, self.goal, self.supply)
-        if not departures_within(board, self.goal, self._goal_co, parts.differ, left):
+        if not departed and not departures_within(
+            board, self.goal, self._goal_co, parts.differ, left
+        ):
             return None
         self.budget.spend(_EXPANDING - _PRICING)
         return parts
@@ -198,14 +202,15 @@ class BoardSearch:
         or capture counted, join ``result``."""
         board = self._board
         assert board is not None
-        if after == UNPRICED:
+        priced = after != UNPRICED
+        if not priced:
             after = slack(board, self.goal, left, refills=False)
         if after is None:
             return
         mover = not board.turn
         captured = board.captured  # read now: the search below plays other moves
         child_key = self._key(left)
-        child = self._node(child_key, left, after)
+        child = self._node(child_key, left, after, priced=priced)
         if not child:
             return
         index = (

@@ -58,9 +58,13 @@ def explain_gap(  # noqa: PLR0913 - the gap's parts
     max_plies: int,
     max_nodes: int,
     confirm_nodes: int,
+    max_listed: int | None = None,
 ) -> Explanations:
+    """``max_listed``: the end states the caller lists at most; when the shortest
+    explanations already reach more, no longer one is looked for (it could neither be listed
+    nor make the answer complete: ``complete`` is then False)."""
     boards = tuple(board for board in BoardId if board in targets)
-    driver = _Driver(match, targets, Budget(max_nodes), confirm_nodes)
+    driver = _Driver(match, targets, Budget(max_nodes), confirm_nodes, max_listed)
     lengths = [_lengths(match, board, turns.get(board), evidence, max_plies) for board in boards]
     result = Explanations()
     try:
@@ -70,6 +74,8 @@ def explain_gap(  # noqa: PLR0913 - the gap's parts
     except OutOfWorkError:
         result.complete = False
         result.shortest_complete = driver.confirming
+    if driver.unlisted:
+        result.complete = False
     result.found = sorted(driver.found.values(), key=lambda explained: explained.plies)
     result.nodes = driver.budget.spent
     return result
@@ -83,12 +89,14 @@ class _Driver:
     targets: Mapping[BoardId, str]
     budget: Budget
     confirm_nodes: int
+    max_listed: int | None = None
     searches: dict[BoardId, BoardSearch] = field(default_factory=dict)
     levels: dict[tuple[BoardId, int], Level] = field(default_factory=dict)
     found: dict[tuple[str, ...], Explained] = field(default_factory=dict)
     shortest: int | None = None
     parities: set[tuple[int, ...]] = field(default_factory=set)
     confirming: bool = False  # the shortest explanations are all found; looking for longer ones
+    unlisted: bool = False  # more shortest end states than are listed: no longer one looked for
 
     def __post_init__(self) -> None:
         self.searches = {
@@ -100,15 +108,15 @@ class _Driver:
         total = sum(plies.values())
         parity = tuple(count % 2 for count in plies.values())
         if self.shortest is not None and total > self.shortest:
-            if total > self.shortest + CONFIRM or not _drops_possible(self.match, self.targets):
-                return False
-            if parity not in self.parities:
-                return True  # an unknown side on move is the shortest explanation's
-            if not self.confirming:
-                self.confirming = True
-                self.budget.limit = self.budget.spent + self.confirm_nodes
-        # The shortest lengths first (a board whose placement no length this short explains
-        # is known at once): a long search of one board is never made for nothing.
+            longer = self._longer(total, parity)
+            if longer is not None:
+                return longer
+        # A board already known to have no explanation of its length ends the combination
+        # before any other board is searched; then the shortest lengths first (a board whose
+        # placement no length this short explains is known at once): a long search of one
+        # board is never made for nothing.
+        if any(not known.outcomes for known in map(self.levels.get, plies.items()) if known):
+            return True
         levels = {}
         for board, count in sorted(plies.items(), key=lambda item: item[1]):
             level = self._level(board, count)
@@ -121,6 +129,22 @@ class _Driver:
         if total == self.shortest:
             self.parities.add(parity)
         return True
+
+    def _longer(self, total: int, parity: tuple[int, ...]) -> bool | None:
+        """A combination longer than the shortest explanation: ``step``'s answer when it is
+        not searched, ``None`` when it is (the confirmation, on its own budget)."""
+        assert self.shortest is not None
+        if total > self.shortest + CONFIRM or not _drops_possible(self.match, self.targets):
+            return False
+        if self.max_listed is not None and len(self.found) > self.max_listed:
+            self.unlisted = True  # a longer end state would be neither listed nor conclusive
+            return False
+        if parity not in self.parities:
+            return True  # an unknown side on move is the shortest explanation's
+        if not self.confirming:
+            self.confirming = True
+            self.budget.limit = self.budget.spent + self.confirm_nodes
+        return None
 
     def _level(self, board: BoardId, plies: int) -> Level:
         """One board's explanations of ``plies`` plies (cached); narrow while confirming."""
