@@ -1,4 +1,5 @@
-"""``drivers.mqtt_session.session`` against a real mosquitto that stops answering (SIGSTOP).
+"""``drivers.mqtt_session.session`` against a real mosquitto that stops answering (SIGSTOP), and
+the link's publisher when a publish swallows its cancellation (``drivers.cancellation``).
 
 The reason for it, kept as a canary: aiomqtt's own ``async with client`` replaces the exception
 that leaves the block with an ``MqttError`` when the DISCONNECT is not acknowledged, and a loop
@@ -17,7 +18,10 @@ from typing import TYPE_CHECKING
 import aiomqtt
 import pytest
 
+from bughouse_bridge.drivers.mqtt import MqttLink
 from bughouse_bridge.drivers.mqtt_session import session
+from bughouse_bridge.drivers.outbox import Outbox
+from bughouse_bridge.topics import Publication
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator
@@ -143,3 +147,41 @@ async def test_a_clean_exit_disconnects(mosquitto):
         await client.publish("test/session", b"x", qos=1)
     with pytest.raises(aiomqtt.MqttError):
         await client.publish("test/session", b"y", qos=1)
+
+
+class SwallowingClient:
+    """Publishes as aiomqtt does under Python 3.11 when the task is cancelled just as the
+    broker's acknowledgement arrives: ``wait_for`` returns, the cancellation is lost."""
+
+    def __init__(self) -> None:
+        self.published: list[str] = []
+        self.publishing = asyncio.Event()
+
+    async def publish(self, topic: str, _payload: bytes, **_: object) -> None:
+        self.publishing.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(10)
+        self.published.append(topic)
+
+
+async def test_the_links_publisher_stops_though_a_publish_swallowed_its_cancellation(tmp_path):
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    outbox.append([Publication("test/a", b"1", 1, False)], seq=1)
+    link = MqttLink(
+        host="127.0.0.1",
+        port=1,
+        root="test",
+        bridge_id="t",
+        outbox=outbox,
+        boot_id="b",
+        version="0",
+    )
+    client = SwallowingClient()
+    publisher = asyncio.create_task(link._publish_outbox(client))  # type: ignore[arg-type]
+    await asyncio.wait_for(client.publishing.wait(), 5)
+    publisher.cancel()
+    done, _ = await asyncio.wait([publisher], timeout=5)
+    outbox.close()
+    assert done == {publisher}, "the publisher waited on after it was cancelled"
+    assert publisher.cancelled()
+    assert client.published == ["test/a"]  # the publication the cancellation came during

@@ -32,6 +32,7 @@ from bughouse_bridge.daemon.emulate import board_configs, play_plan, wait_for_ho
 from bughouse_bridge.daemon.logging import setup_logging
 from bughouse_bridge.daemon.stop_report import SlowStopReport
 from bughouse_bridge.data import bundled_game, bundled_game_names
+from bughouse_bridge.drivers.cancellation import raise_if_cancelled
 from bughouse_bridge.drivers.mqtt_session import session
 from bughouse_bridge.drivers.pty_emulator import PtyEmulator
 from bughouse_bridge.drivers.web_server import WebServer, WebServerError, page_config
@@ -310,12 +311,14 @@ async def _view(
     mqtt = settings.mqtt
     events_topic = f"{mqtt.root}/match/{settings.match_id}/events"
     while not stopping.is_set():
+        raise_if_cancelled()
         try:
             async with session(aiomqtt.Client(mqtt.connect_host, mqtt.connect_port)) as client:
                 await client.subscribe(events_topic, qos=1)
                 listening.set()
                 seen: set[tuple[str, int]] = set()
                 async for message in client.messages:
+                    raise_if_cancelled()
                     event = json.loads(bytes(message.payload))
                     key = (event.get("boot_id", ""), event.get("seq", -1))
                     if key in seen:  # QoS 1 is at-least-once: a consumer drops repeats

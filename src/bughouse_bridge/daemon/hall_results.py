@@ -26,6 +26,7 @@ import aiomqtt
 
 from bughouse_bridge.daemon.hall_mqtt import HallConnection, HallConnectionError
 from bughouse_bridge.daemon.hall_round import read_scoring
+from bughouse_bridge.drivers.cancellation import raise_if_cancelled
 from bughouse_bridge.drivers.mqtt_session import session
 from bughouse_bridge.hall.naming import parse_match_id, round_archive_topic, round_topic
 from bughouse_bridge.hall.results import (
@@ -185,6 +186,7 @@ async def run_collector(
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(until):
             while True:
+                raise_if_cancelled()
                 try:
                     await _collect_once(connection, collector)
                 except aiomqtt.MqttError as error:
@@ -201,6 +203,7 @@ async def _collect_once(connection: HallConnection, collector: ResultsCollector)
         await client.subscribe(round_topic(connection.root), qos=1)
         await client.subscribe(round_archive_topic(connection.root, "+"), qos=1)
         async for message in client.messages:
+            raise_if_cancelled()
             changed = collector.on_message(message.topic.value, bytes(message.payload))
             for path in collector.write(changed):
                 logger.info("wrote %s", path)

@@ -29,6 +29,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from bughouse_bridge.drivers.cancellation import raise_if_cancelled
 from bughouse_bridge.drivers.mqtt_session import session
 
 if TYPE_CHECKING:
@@ -185,6 +186,7 @@ class MqttLink:
         delays = self._backoff.delays()
         try:
             while not self._stopping.is_set():
+                raise_if_cancelled()
                 self._set_state(ConnectionState.CONNECTING)
                 try:
                     await self._session(delays)
@@ -261,6 +263,7 @@ class MqttLink:
         drain_deadline: float | None = None
         loop = asyncio.get_running_loop()
         while True:
+            raise_if_cancelled()  # a publish may have swallowed it (aiomqtt under 3.11)
             self._wake.clear()
             items = self._outbox.pending(limit=ACK_BATCH)
             await self._publish_items(client, items)
@@ -278,6 +281,7 @@ class MqttLink:
             for item in items:
                 await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain)
                 acknowledged.append(item.id)
+                raise_if_cancelled()
         finally:
             # Whatever the broker acknowledged is done, even if the connection broke mid-batch.
             if acknowledged:
@@ -290,6 +294,7 @@ class MqttLink:
 
     async def _serve_requests(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
+            raise_if_cancelled()
             request = _request_from(message, self._also_subscribe)
             if self._on_request is None:
                 continue
