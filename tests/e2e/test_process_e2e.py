@@ -281,3 +281,21 @@ def test_the_demo_stops_in_order_when_interrupted_mid_game(signum: signal.Signal
     assert any(FIRST_MOVE.search(line) for line in lines), "".join(lines)[-2000:]
     assert "interrupted: stopping the daemon and the broker." in stdout
     assert stdout.rstrip().endswith("demo finished."), stdout[-2000:]
+
+
+@pytest.mark.pty
+def test_the_demo_stops_quietly_when_its_reader_goes_away():
+    """``bughouse-bridge demo | head``: once the reader has gone, the demo stops (status 141, as
+    a shell reports a writer whose reader left) without a traceback, and nothing stays up."""
+    demo = _start_demo()
+    assert demo.stdout is not None
+    _lines_until(demo, "watch it live")
+    demo.stdout.close()  # the reader goes away; the next event the demo prints has nowhere to go
+    try:
+        _, stderr = demo.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        demo.kill()
+        _, stderr = demo.communicate()
+        pytest.fail(f"the demo stayed up after its reader left; its stderr:\n{stderr[-6000:]}")
+    assert demo.returncode == 141, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]

@@ -84,8 +84,17 @@ def run(args: argparse.Namespace) -> int:
         print("demo: --speed must be positive", file=sys.stderr)
         return 2
     setup_logging("warning")
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C before the boards are set up
-        return asyncio.run(_demo(args))
+    reader_gone = False
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C before the boards are set up
+            return asyncio.run(_demo(args))
+    except* BrokenPipeError:
+        reader_gone = True
+    if reader_gone:
+        # Whoever read the output went away (``| head``): stop quietly, as ``yes | head`` does;
+        # the output goes nowhere from now on, so that the exit's flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
     return 0
 
 
