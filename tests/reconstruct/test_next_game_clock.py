@@ -42,7 +42,10 @@ def play_with_presses(table: Table, moves: list[str]) -> None:
         table.wait(0.6)
 
 
-def test_the_last_games_running_clock_does_not_teach_whites_side() -> None:
+def next_game_on_the_last_games_clock() -> tuple[Table, int]:
+    """Scholar's mate (Black's time runs on), the pieces set up again, a new game, and a
+    reading of the last game's clock still running for its loser; with the outcomes' count
+    before the new game."""
     table = Table("fics").start_clocks()
     play_with_presses(table, SCHOLARS_MATE)
     assert table.rec.match.result is not None  # White mated: Black's time runs on
@@ -54,8 +57,13 @@ def test_the_last_games_running_clock_does_not_teach_whites_side() -> None:
     table.out += table.rec.new_game(table.t)
     since = len(table.out)
     table.times[A][1] -= 1000
-    table.clock(A, chess.BLACK)  # the last game's clock, still running for its loser
+    table.clock(A, chess.BLACK)
     table.settle()
+    return table, since
+
+
+def test_the_last_games_running_clock_does_not_teach_whites_side() -> None:
+    table, since = next_game_on_the_last_games_clock()
     table.times[A] = [300_000, 300_000]
     table.clock(A, None)  # the arbiter sets the clock for the game...
     table.wait(1.0)
@@ -68,6 +76,12 @@ def test_the_last_games_running_clock_does_not_teach_whites_side() -> None:
     assert [(p.move.uci, p.clock_ms) for p in played] == [("e2e4", 299_000), ("e7e5", 299_000)]
     assert [o for o in new if isinstance(o, Alert)] == []
     assert table.rec._boards[A].clock.white_side is LeverSide.LEFT
+
+
+def _at_rest(tracker: ClockTracker, t: float, running: chess.Color | None) -> None:
+    """A reading of a clock set for a new game, the board on its position (White to move)."""
+    times = clock_times(300_000, 300_000, running)
+    tracker.feed(times, t, turn=chess.WHITE, at_rest=True, presser=chess.WHITE)
 
 
 def test_a_clock_running_from_the_last_game_teaches_once_it_was_stopped() -> None:
@@ -84,32 +98,14 @@ def test_a_clock_running_from_the_last_game_teaches_once_it_was_stopped() -> Non
     black_runs = clock_times(250_000, 240_000, chess.BLACK)
     tracker.feed(black_runs, 1.0, turn=chess.WHITE, at_rest=True, presser=chess.WHITE)
     assert tracker.white_side is None
-    tracker.feed(
-        clock_times(300_000, 300_000, None),
-        2.0,
-        turn=chess.WHITE,
-        at_rest=True,
-        presser=chess.WHITE,
-    )
-    tracker.feed(
-        clock_times(300_000, 300_000, chess.WHITE),
-        3.0,
-        turn=chess.WHITE,
-        at_rest=True,
-        presser=chess.WHITE,
-    )
+    _at_rest(tracker, 2.0, None)  # stopped: set for the new game
+    _at_rest(tracker, 3.0, chess.WHITE)
     assert tracker.white_side is LeverSide.LEFT
 
 
 def test_a_fresh_clock_running_at_rest_still_teaches_at_once() -> None:
     tracker = ClockTracker(None)
-    tracker.feed(
-        clock_times(300_000, 300_000, chess.WHITE),
-        1.0,
-        turn=chess.WHITE,
-        at_rest=True,
-        presser=chess.WHITE,
-    )
+    _at_rest(tracker, 1.0, chess.WHITE)
     assert tracker.white_side is LeverSide.LEFT
 
 
@@ -117,17 +113,7 @@ def test_a_press_at_rest_on_the_last_games_clock_says_nobody_s_side() -> None:
     """The clock is never stopped: Black presses the still running clock so that White's time
     runs. At rest before any move, who pressed is unknown (the side to move is White, but Black
     starting White's time is the custom), so only the first move's press teaches the side."""
-    table = Table("fics").start_clocks()
-    play_with_presses(table, SCHOLARS_MATE)
-    table.settle()
-    for square, symbol in SET_UP_AGAIN:
-        table.put(A, square, symbol).wait(0.1)
-    table.settle()
-    table.out += table.rec.new_game(table.t)
-    since = len(table.out)
-    table.times[A][1] -= 1000
-    table.clock(A, chess.BLACK)  # the last game's clock, still running for its loser
-    table.settle()
+    table, since = next_game_on_the_last_games_clock()
     table.press(A)  # Black presses the running clock: White's time runs
     table.wait(1.0)
     assert table.rec._boards[A].clock.white_side is None

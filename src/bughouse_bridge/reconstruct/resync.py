@@ -192,11 +192,10 @@ class Resync:
         solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
-        # A link back: the dump may have caught a hand in motion, and a better look at the
-        # boards may settle the gap within ``unexplained_limit`` of the return (after a short
-        # gap that time has passed already, ``_explain_later``): the arbiter is asked then.
-        ask_at = None if settling is None else settling.back_at + self.config.unexplained_limit
-        return self._settle(board, known, dict.fromkeys(boards), solution, now, ask_at=ask_at)
+        # A link back: a better look may still settle the gap (after a short gap one was had
+        # already, ``_explain_later``); the arbiter is asked once none did.
+        hold = settling is not None and now < settling.back_at + self.config.unexplained_limit
+        return self._settle(board, known, dict.fromkeys(boards), solution, now, hold=hold)
 
     def _settle(  # noqa: PLR0913 - the gap, its targets and turns, its solution, when to ask
         self,
@@ -206,10 +205,11 @@ class Resync:
         solution: GapSolution,
         now: float,
         *,
-        ask_at: float | None = None,
+        hold: bool = False,
     ) -> list[Outcome]:
         """The gap's solution applied: its plies recovered, or the boards set to ``targets``
-        and the gap left to the arbiter, who is asked at ``ask_at`` (``None``: at once). ``turns``
+        and the gap left to the arbiter, who is asked at once or, ``hold``, once no better look
+        at the boards settled the gap (``_left_to_arbiter``). ``turns``
         names the boards solved and the side on move each is known to have (``None``: the
         shortest explanation's, a guess)."""
         boards = list(turns)
@@ -222,7 +222,7 @@ class Resync:
             return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
-        left = self._left_to_arbiter(board, targets, turns, solution, now, ask_at=ask_at)
+        left = self._left_to_arbiter(board, targets, turns, solution, now, hold=hold)
         return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
@@ -271,11 +271,12 @@ class Resync:
         solution: GapSolution,
         now: float,
         *,
-        ask_at: float | None,
+        hold: bool,
     ) -> list[Outcome]:
         """Nothing settles the gap: the boards are set to what they show (the broadcast is
         right at once), the log keeps the gap, and the arbiter may choose a candidate; he is
-        asked at ``ask_at`` unless a better look settles the gap before (its alert is held)."""
+        asked at once or, ``hold``, at the end of the better looks' window unless one settles
+        the gap before (its alert is held, so that no look settles a gap he was asked about)."""
         gap = self._gaps.next_id()  # ids are never reused in a game, settled gaps included
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
@@ -284,7 +285,7 @@ class Resync:
         # detours do: a better look follows until ``doubtful`` (``Refills.redo_fill``).
         doubtful = now + self.config.unexplained_limit
         message = left_to_arbiter(board, len(solution.candidates), solution.verdict)
-        asked = gap_alert(max(now, ask_at or now), board, message, **details)
+        asked = gap_alert(doubtful if hold else now, board, message, **details)
         held = HeldAlert(asked) if asked.t > now else None
         self._gaps.open(gap, solution, targets, held=held)
         for b in targets:
