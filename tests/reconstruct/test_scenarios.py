@@ -419,7 +419,10 @@ def test_reconnect_with_too_much_missing_asks_the_arbiter() -> None:
     table.wait(1)
     # A short gap nothing explains may be a hand in motion: the next placement is awaited...
     assert table.alerts(AlertCode.GAP_AMBIGUOUS) == []
-    table.wait(4)  # ...for ``unexplained_limit``, then the arbiter is asked
+    table.wait(4)  # ...for ``unexplained_limit``; the position is published as it stands...
+    assert table.rec.match.board_fen(A) == table.physical[A].board_fen()
+    assert table.alerts(AlertCode.GAP_AMBIGUOUS) == []
+    table.wait(4)  # ...and once no better look explained it either, the arbiter is asked
     (alert,) = table.alerts(AlertCode.GAP_AMBIGUOUS)  # no moves explain it: the arbiter's
     assert alert.details["candidates"] == []
     assert table.rec.match.board_fen(A) == table.physical[A].board_fen()  # never frozen

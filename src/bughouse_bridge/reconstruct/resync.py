@@ -192,9 +192,9 @@ class Resync:
         solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
-        # A link back: a better look may still settle the gap (after a short gap one was had
-        # already, ``_explain_later``); the arbiter is asked once none did.
-        hold = settling is not None and now < settling.back_at + self.config.unexplained_limit
+        # A link back: a better look may still settle the gap (even after a short gap's wait:
+        # a hand may be in motion again); the arbiter is asked once none did.
+        hold = settling is not None
         return self._settle(board, known, dict.fromkeys(boards), solution, now, hold=hold)
 
     def _settle(  # noqa: PLR0913 - the gap, its targets and turns, its solution, when to ask
