@@ -192,24 +192,18 @@ class Resync:
         solution = solve_gap(self._match, known, evidence=gap_evidence(clocks))  # issue 19
         if self._explain_later(board, solution, now, settling):
             return []
-        # A link back: a better look may still settle the gap (even after a short gap's wait:
-        # a hand may be in motion again); the arbiter is asked once none did.
-        hold = settling is not None
-        return self._settle(board, known, dict.fromkeys(boards), solution, now, hold=hold)
+        return self._settle(board, known, dict.fromkeys(boards), solution, now)
 
-    def _settle(  # noqa: PLR0913 - the gap, its targets and turns, its solution, when to ask
+    def _settle(
         self,
         board: BoardId,
         targets: Mapping[BoardId, str],
         turns: Mapping[BoardId, chess.Color | None],
         solution: GapSolution,
         now: float,
-        *,
-        hold: bool = False,
     ) -> list[Outcome]:
         """The gap's solution applied: its plies recovered, or the boards set to ``targets``
-        and the gap left to the arbiter, who is asked at once or, ``hold``, once no better look
-        at the boards settled the gap (``_left_to_arbiter``). ``turns``
+        and the gap left to the arbiter. ``turns``
         names the boards solved and the side on move each is known to have (``None``: the
         shortest explanation's, a guess)."""
         boards = list(turns)
@@ -222,7 +216,7 @@ class Resync:
             return recovered + self._nudge_all(boards, now)
         # Either way the boards are read again at once: a move made on top of the placements
         # solved (the one that disproved a recovery) waits for no later sensor change.
-        left = self._left_to_arbiter(board, targets, turns, solution, now, hold=hold)
+        left = self._left_to_arbiter(board, targets, turns, solution, now)
         return left + self._nudge_all(boards, now)
 
     def _nudge_all(self, boards: Sequence[BoardId], now: float) -> list[Outcome]:
@@ -263,20 +257,18 @@ class Resync:
             details |= order_details(gap, before, solution)
         return [*out, LinkChanged(now, str(board), "resynced", details)]
 
-    def _left_to_arbiter(  # noqa: PLR0913 - as ``_settle``
+    def _left_to_arbiter(
         self,
         board: BoardId,
         targets: Mapping[BoardId, str],
         turns: Mapping[BoardId, chess.Color | None],
         solution: GapSolution,
         now: float,
-        *,
-        hold: bool,
     ) -> list[Outcome]:
         """Nothing settles the gap: the boards are set to what they show (the broadcast is
         right at once), the log keeps the gap, and the arbiter may choose a candidate; he is
-        asked at once or, ``hold``, at the end of the better looks' window unless one settles
-        the gap before (its alert is held, so that no look settles a gap he was asked about)."""
+        asked at the end of the better looks' window unless one settles the gap before (its
+        alert is held, so that no look settles a gap he was asked about)."""
         gap = self._gaps.next_id()  # ids are never reused in a game, settled gaps included
         details = gap_details(gap, self._match, solution)
         fens = filled_positions(self._match, targets, turns, solution)
@@ -285,17 +277,15 @@ class Resync:
         # detours do: a better look follows until ``doubtful`` (``Refills.redo_fill``).
         doubtful = now + self.config.unexplained_limit
         message = left_to_arbiter(board, len(solution.candidates), solution.verdict)
-        asked = gap_alert(doubtful if hold else now, board, message, **details)
-        held = HeldAlert(asked) if asked.t > now else None
-        self._gaps.open(gap, solution, targets, held=held)
+        asked = gap_alert(doubtful, board, message, **details)
+        self._gaps.open(gap, solution, targets, held=HeldAlert(asked))
         for b in targets:
             self._guesses.after_gap(b, now)
             # A guess (the first candidate's, or the old side on move): a move of the other
             # side right after the gap corrects it instead of being called a wrong turn.
             turn_guessed = turns.get(b) is None
             self._gaps.filled(b, gap, turn_guessed=turn_guessed, doubtful_until=doubtful)
-        resynced = LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap})
-        return [resynced] if held else [asked, resynced]
+        return [LinkChanged(now, str(board), "resynced", {"missing_plies": None, "gap": gap})]
 
     def release_held(self, now: float) -> list[Outcome]:
         """The gaps' alerts held for a better look that did not settle them, now due."""
