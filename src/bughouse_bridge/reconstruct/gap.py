@@ -65,7 +65,7 @@ class Verdict(StrEnum):
 @dataclass(frozen=True, slots=True)
 class GapLimits:
     max_plies: int = 24  # per board
-    # Work (``solver.search.Budget``: a move tried 1, a position expanded 16; about 3-4 µs of
+    # Work (``solver.budget.Budget``: a move tried 1, a position expanded 16; about 3-4 µs of
     # CPU each on the bench's machine) in all; the search gives up ("unknown") beyond.
     max_nodes: int = 200_000
     max_candidates: int = 8  # distinct end states kept (and shown to the arbiter)

@@ -43,8 +43,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from bughouse_bridge.bughouse.board import BughouseBoard
+    from bughouse_bridge.reconstruct.solver.budget import Budget
 
-__all__ = ["BoardSearch", "Budget", "Edge", "Key", "OutOfWorkError"]
+__all__ = ["BoardSearch", "Edge", "Key"]
 
 _MOST_CHANGED, _NARROW = 4, 12  # squares one ply changes at most; where ``_key`` puts ``narrow``
 _EXPANDING = 16  # work units of a position's expansion (its moves generated), per move tried
@@ -53,27 +54,6 @@ _ABUNDANT = 16  # pieces of a supplied kind put in the search's pocket: never ru
 
 Key = tuple[int, ...]
 Edge = tuple[chess.Move, Key, Outcome]  # the move, the position after it, the outcome it leads to
-
-
-class OutOfWorkError(Exception):
-    """The search's budget of work is spent."""
-
-
-@dataclass(slots=True)
-class Budget:
-    """Work done, shared by every search of one gap; ``OutOfWorkError`` beyond ``limit``. A
-    move tried (priced by the bound, played if it may lead to the goal) is one unit, a
-    position expanded (its moves generated) ``_EXPANDING``: a unit is about the same CPU time
-    whatever the gap (some 3-4 µs here)."""
-
-    limit: int
-    spent: int = 0
-
-    def spend(self, work: int = 1) -> None:
-        self.spent += work
-        if self.spent > self.limit:
-            self.spent = self.limit + 1  # the cap, as a count: never more than one over it
-            raise OutOfWorkError
 
 
 @dataclass(slots=True)

@@ -24,8 +24,9 @@ import chess.variant
 from bughouse_bridge.bughouse.board import BughouseBoard
 from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.solver.bound import goal_of, reachable
+from bughouse_bridge.reconstruct.solver.budget import Budget, OutOfWorkError
 from bughouse_bridge.reconstruct.solver.joint import Explained, Level, combine
-from bughouse_bridge.reconstruct.solver.search import BoardSearch, Budget, OutOfWorkError
+from bughouse_bridge.reconstruct.solver.search import BoardSearch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
