@@ -72,7 +72,9 @@ OUTCOMES = (
     "longer_only",
     "open",
     "not_weighed",
+    "proven",
 )
+SPANS = ((1, 20), (21, 99))  # plies in all (both boards): the issue's targets are for 1-20
 STAMP_MS = 10  # the games' clock stamps: milliseconds, as FICS rounds them
 FASTEST_PLY = 0.05  # seconds: the quickest ply in the games takes 0.1 s
 
@@ -182,7 +184,13 @@ def classify(solution: GapSolution, gap: Gap) -> set[str]:
     truth = end_state(gap.truth)
     if solution.verdict is not Verdict.UNIQUE:
         among = any(candidate.end == truth for candidate in solution.candidates)
-        return {"arbiter", "among"} if among else {"arbiter"}
+        outcomes = {"arbiter", "among"} if among else {"arbiter"}
+        if solution.verdict is Verdict.AMBIGUOUS:
+            # Each candidate is a legal story (replayed through the rules) that reaches the
+            # placements within the plies the side on move and the clocks allow, and they end
+            # in different game states: the evidence cannot decide, whatever the solver.
+            outcomes.add("proven")
+        return outcomes
     (candidate, *_) = solution.candidates
     if not solution.confirmed:  # the shortest, its confirmation out of work: published
         return {"unconfirmed"} if candidate.end == truth else {"unconfirmed_wrong"}
@@ -197,6 +205,8 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
     counts: dict[tuple[int, str], int] = defaultdict(int)
     times: dict[str, list[float]] = defaultdict(list)
     later_plies: dict[tuple[int, str], list[int]] = defaultdict(list)
+    spans: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
+    span_cpu: dict[tuple[int, int], list[float]] = defaultdict(list)
     for game in games():
         for start in range(0, len(game.moves) - 1, STRIDE * (3 if quick else 1)):
             for plies in GAPS[:5] if quick else GAPS:
@@ -215,6 +225,8 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
                     kind = "both" if len(gap.targets) > 1 else "one"
                     times[kind].append(time.perf_counter() - began)
                     times["cpu"].append(time.process_time() - cpu)
+                    span = _span(gap)
+                    span_cpu[span].append(times["cpu"][-1])
                     key = (plies, kind)
                     counts[key] += 1
                     outcomes = classify(solution, gap)
@@ -222,9 +234,23 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
                         outcomes.add(_later(game, gap, solution, later_plies[key]))
                     for outcome in outcomes:
                         tally[key][outcome] += 1
+                        spans[span][outcome] += 1
                     if "wrong" in classify(solution, gap):
                         print("wrong:", start, plies, sorted(cut), file=sys.stderr)
-    return {"tally": tally, "counts": counts, "times": times, "later_plies": later_plies}
+    return {
+        "tally": tally,
+        "counts": counts,
+        "times": times,
+        "later_plies": later_plies,
+        "spans": spans,
+        "span_cpu": span_cpu,
+    }
+
+
+def _span(gap: Gap) -> tuple[int, int]:
+    """The row of the second table: the gap's plies in all (both boards)."""
+    total = sum(len(moves) for moves in gap.played.values())
+    return next(span for span in SPANS if span[0] <= total <= span[1])
 
 
 def _later(game: Game, gap: Gap, solution: GapSolution, decided_after: list[int]) -> str:
@@ -310,6 +336,47 @@ def table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
     return "\n".join(lines), figures
 
 
+def span_table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
+    """The gaps by their plies in all, against the issue's targets (1-20 plies): how many are
+    certain, how many no solver can make certain (``proven``: several end states fit all the
+    evidence), the truth among the candidates of the rest, the CPU time."""
+    spans: dict[tuple[int, int], dict[str, int]] = result["spans"]  # type: ignore[assignment]
+    span_cpu: dict[tuple[int, int], list[float]] = result["span_cpu"]  # type: ignore[assignment]
+    lines = [
+        (
+            "| plies in all | gaps | state certain, published | several end states fit all "
+            "the evidence | so certain at most | to the arbiter | truth among candidates "
+            "| wrong | solver CPU p50 / p99 |"
+        ),
+        "|:---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    figures: dict[str, float] = {}
+    for span in SPANS:
+        row, cpu = spans.get(span), span_cpu.get(span)
+        if not row or not cpu:
+            continue
+        n = len(cpu)
+        ceiling = 100 * (n - row["proven"]) / n
+        label = f"{span[0]}-{span[1]}" if span[1] < SPANS[-1][1] else f"{span[0]} or more"
+        lines.append(
+            f"| {label} | {n} | {100 * row['certain'] / n:.1f} % "
+            f"| {row['proven']} ({100 * row['proven'] / n:.1f} %) | {ceiling:.1f} % "
+            f"| {row['arbiter']} | {row['among']}/{row['arbiter']} | {row['wrong']} "
+            f"| {statistics.median(cpu) * 1000:.0f} / {_percentile(cpu, 0.99):.0f} ms |"
+        )
+        if span == SPANS[0]:
+            figures |= {
+                "short_gaps": float(n),
+                "short_certain": 100 * row["certain"] / n,
+                "short_ceiling": ceiling,
+                "short_proven": float(row["proven"]),
+                "short_arbiter": float(row["arbiter"]),
+                "short_among": float(row["among"]),
+                "short_p99": _percentile(cpu, 0.99),
+            }
+    return "\n".join(lines), figures
+
+
 def _all(per_row: dict[tuple[int, str], list[int]]) -> list[int]:
     return [value for values in per_row.values() for value in values]
 
@@ -321,14 +388,17 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     result = run(quick=args.quick)
     rows, figures = table(result)
+    spans, span_figures = span_table(result)
+    figures |= span_figures
     figures["load_before"], figures["load_after"] = load_before, os.getloadavg()[0]
     print(rows)
+    print(spans)
     print({key: round(value, 1) for key, value in figures.items()})
     if not args.quick:
-        write_readme(rows, figures)
+        write_readme(rows, spans, figures)
 
 
-def write_readme(rows: str, figures: dict[str, float]) -> None:
+def write_readme(rows: str, spans: str, figures: dict[str, float]) -> None:
     section = f"""## Gap recovery
 
 Run: `.venv/bin/python bench/bench_resync.py` (rewrites this section).
@@ -354,6 +424,20 @@ longer than the shortest fits, nothing recommended, {figures["longer_only"]:.0f}
 per gap (wall clock): p50 {figures["p50"]:.1f} ms, p99 {figures["p99"]:.0f} ms, worst
 {figures["worst"]:.0f} ms; CPU time p50 {figures["cpu_p50"]:.1f} ms, p99 {figures["cpu_p99"]:.0f} ms
 (on the core's thread, not the event loop).
+
+The same gaps by their plies in all (both boards together; issue 19's targets are for gaps of
+1-20 plies). "Several end states fit all the evidence": the solver listed at least two
+candidates, each a legal story under the rules that reaches the placements seen within the plies
+the side on move and the clocks allow, ending in different game states (most often a piece
+dropped and taken at once, whose kind the board cannot show). No solver can make those certain
+from what the boards and clocks report, so "certain at most" is the ceiling of the first column:
+
+{spans}
+
+Gaps of 1-20 plies: certain {figures["short_certain"]:.1f} % of {figures["short_gaps"]:.0f}, at
+most {figures["short_ceiling"]:.1f} % possible; to the arbiter {figures["short_arbiter"]:.0f}
+(truth among the candidates in {figures["short_among"]:.0f}); solver CPU p99
+{figures["short_p99"]:.0f} ms.
 
 Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; load average
 (1 min) {figures["load_before"]:.1f} as the run began, {figures["load_after"]:.1f} as it ended (the
