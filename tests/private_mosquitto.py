@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import socket
 import subprocess
 import time
@@ -17,9 +18,38 @@ MOSQUITTO_PASSWD = Path("/usr/bin/mosquitto_passwd")
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port nothing listens on, for a server a test starts.
+
+    Not one the kernel hands out (``bind(0)``): those come from the ephemeral range, from which
+    every outgoing connection of every test worker also takes its local port, so one of them
+    could take it before the server binds it (a hall broker under load once found its port
+    taken: "nothing listens"). Below that range only another test's ``free_port`` could."""
+    low = _ephemeral_low()
+    for _ in range(100):
+        port = random.randrange(_LOWEST_PORT, low)
+        if port in _HANDED_OUT:
+            continue  # a server of this worker may not have bound it yet
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            _HANDED_OUT.add(port)
+            return port
+    raise RuntimeError(f"no free port between {_LOWEST_PORT} and {low}")
+
+
+_HANDED_OUT: set[int] = set()
+_LOWEST_PORT = 20_000  # above the well-known and the usual registered servers' ports
+
+
+def _ephemeral_low() -> int:
+    try:
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        return int(text.split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768  # Linux's default
 
 
 class Mosquitto:

@@ -32,13 +32,20 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def wait_for_port(port: int, within: float = 10.0) -> None:
+def wait_for_port(
+    port: int, process: subprocess.Popen[bytes] | None = None, within: float = 30.0
+) -> None:
+    """Until a server listens on ``port``; at once an error naming the exit status when
+    ``process`` (the server) exits first."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
             return
+        if process is not None and process.poll() is not None:
+            status = process.returncode
+            raise RuntimeError(f"the server exited ({status}) before listening on {port}")
         time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}")
+    raise RuntimeError(f"nothing listens on {port} after {within:g} s")
 
 
 @dataclass
@@ -96,8 +103,8 @@ class Hall:
         command = self.start_command()
         command[0] = shutil.which(command[0]) or command[0]
         self.process = subprocess.Popen(command)
-        wait_for_port(self.plan.mqtt_port)
-        wait_for_port(self.plan.ws_port)
+        wait_for_port(self.plan.mqtt_port, self.process)
+        wait_for_port(self.plan.ws_port, self.process)
 
     def stop(self) -> None:
         if self.process is not None:

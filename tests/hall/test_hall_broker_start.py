@@ -61,7 +61,7 @@ async def serves_a_box(hall: Hall, command: list[str]) -> str:
     the broker ran as."""
     process = subprocess.Popen(command)  # noqa: ASYNC220 - the printed command
     try:
-        wait_for_port(hall.plan.mqtt_port)
+        wait_for_port(hall.plan.mqtt_port, process)
         user = runs_as(process)
         async with hall.client("table-1") as box:
             await box.publish(hall.topic("bridge/table-1/status"), b"online", qos=1, retain=True)
