@@ -227,6 +227,46 @@ def test_a_gap_no_candidate_of_which_fits_the_later_moves_stays_with_the_arbiter
     assert table.rec.match.open_gaps() == [gap]
 
 
+def test_a_recommendation_a_later_move_does_not_fit_is_withdrawn_once() -> None:
+    """The partner's knight drop recommends the knight story, in which the partner (White on B)
+    has no pawn; then he drops one (the pocket as published, the pawn story's, holds it): the
+    knight story cannot be the truth either, the recommendation is withdrawn, the gap stays with
+    the arbiter."""
+    table, asked = dropped_and_taken()
+    gap = asked.details["gap"]
+    table.drop(B, "N", "e4").wait(3).move(A, "g1f3").wait(3)
+    (said,) = recommendations(table)
+    assert said.details["recommended"]["index"] == 1  # the knight
+    table.move(B, "e7e5").wait(3)
+    assert withdrawals(table) == []  # a move every story allows
+    table.drop(B, "P", "d4").wait(3)
+    assert table.moves(B) == ["N@e4", "e7e5", "P@d4"]
+    assert illegal_alerts(table) == []
+    (withdrawn,) = withdrawals(table)
+    assert withdrawn.severity is Severity.WARNING
+    assert withdrawn.board is A
+    assert withdrawn.details["gap"] == gap
+    assert withdrawn.details["withdrawn"] == 1
+    assert withdrawn.details["withdrawn_by"] == {"board": "B", "uci": "P@d4"}
+    assert "withdrawn" in withdrawn.message
+    table.move(A, "g8f6").wait(3).move(B, "e5d4").wait(3)
+    assert len(withdrawals(table)) == 1  # told once; the gap is no longer weighed
+    assert len(recommendations(table)) == 1
+    assert table.rec.match.open_gaps() == [gap]  # still the arbiter's to choose
+
+
+def test_a_recommendation_the_later_moves_keep_fitting_stands() -> None:
+    table, _ = dropped_and_taken()
+    table.drop(B, "N", "e4").wait(3).move(A, "g1f3").wait(3)
+    table.move(A, "b8c6").wait(3).drop(A, "B", "c4").wait(3).move(B, "e7e5").wait(3)
+    assert len(recommendations(table)) == 1
+    assert withdrawals(table) == []
+
+
+def withdrawals(table: Table) -> list[Alert]:
+    return [a for a in table.alerts(AlertCode.GAP_AMBIGUOUS) if "withdrawn" in a.details]
+
+
 # --- real games through the emulator: a gap in fast play, the later moves weigh it ----------
 
 EMULATED = [

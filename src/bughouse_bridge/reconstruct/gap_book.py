@@ -48,14 +48,34 @@ class HeldAlert:
 
 
 @dataclass(frozen=True, slots=True)
+class Weighing:
+    """The moves after the gap have not decided it yet: each new one is weighed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recommended:
+    """The moves after the gap left one candidate, recommended to the arbiter; each new move is
+    still weighed against it (a move it does not fit withdraws the recommendation)."""
+
+    candidate: int
+
+
+@dataclass(frozen=True, slots=True)
+class Concluded:
+    """The moves after the gap told all they can (every candidate ruled out, only a longer story
+    left, or the recommendation withdrawn): it is no longer weighed."""
+
+
+LaterState = Weighing | Recommended | Concluded
+
+
+@dataclass(frozen=True, slots=True)
 class OpenGap:
     """A gap left to the arbiter: its solution (candidates, verdict) and the placements it set."""
 
     solution: GapSolution
     targets: Mapping[BoardId, str]
-    # The moves after it told all they can (``later_recommend``): one candidate recommended,
-    # every candidate ruled out, or only a longer story left; it is no longer weighed.
-    concluded: bool = False
+    later: LaterState = Weighing()  # what the moves after it said (``later_recommend``)
     held: HeldAlert | None = None  # its alert, not published yet
 
 
@@ -114,15 +134,22 @@ class GapBook:
         found = self._open.get(gap)
         return None if found is None else found.solution
 
-    def concluded(self, gap: int) -> None:
-        """The moves after ``gap`` told all they can (one candidate recommended, all ruled out,
-        or only a longer one left): it stays with the arbiter, and is no longer weighed by later
-        moves. KeyError when it is not open."""
-        self._open[gap] = replace(self._open[gap], concluded=True)
+    def weighed(self, gap: int, later: LaterState) -> None:
+        """What the moves after ``gap`` said of it (it stays with the arbiter either way).
+        KeyError when it is not open."""
+        self._open[gap] = replace(self._open[gap], later=later)
+
+    def later(self, gap: int) -> LaterState:
+        """What the moves after ``gap`` said so far; KeyError when it is not open."""
+        return self._open[gap].later
 
     def weighable(self) -> list[int]:
-        """The open gaps later moves may still decide."""
-        return [gap for gap, found in sorted(self._open.items()) if not found.concluded]
+        """The open gaps later moves may still decide, or withdraw a recommendation of."""
+        return [
+            gap
+            for gap, found in sorted(self._open.items())
+            if not isinstance(found.later, Concluded)
+        ]
 
     def targets(self, gap: int) -> dict[BoardId, str]:
         """The placements ``gap`` set its boards to; KeyError when it is not open."""

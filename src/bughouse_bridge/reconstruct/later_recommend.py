@@ -12,17 +12,22 @@ The gap is not resolved here: its plies would go before moves already published,
 replaying them, and a published move is rewritten only by an arbiter's act (issue 18). The board
 stays uncertain until he chooses; ``Resync.choose_recovery`` then does what it always does.
 When none is consistent, or only a story longer than the shortest, the arbiter is told that
-instead. Either way once: the gap is concluded (``GapBook.concluded``) and no longer weighed.
+instead, once: the gap is concluded and no longer weighed. A recommended gap is still weighed
+against its candidate (the gap's ``LaterState`` in the ``GapBook``: weighing, recommended,
+concluded): a later move it does not fit withdraws the recommendation (the solver missed the
+truth, or a move was misread), so that the arbiter is not left with a stale one.
 ``LaterRecommends`` is a part of the gaps' component (``resync.Resync`` holds one and asks
 ``weigh_later``), made of what the parts share (``gap_doors.GapWork``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.reconstruct.alerts import gap_alert
 from bughouse_bridge.reconstruct.gap import candidate_details
+from bughouse_bridge.reconstruct.gap_book import Concluded, Recommended
 from bughouse_bridge.reconstruct.gap_later import (
     LaterEvidence,
     LaterMove,
@@ -36,12 +41,23 @@ from bughouse_bridge.reconstruct.gap_later import (
 
 if TYPE_CHECKING:
     from bughouse_bridge.bughouse.match import Match
+    from bughouse_bridge.reconstruct.gap import GapSolution
     from bughouse_bridge.reconstruct.gap_doors import GapWork
     from bughouse_bridge.reconstruct.outcomes import Outcome
 
 # Later moves weighed per gap: the evidence (a drop of the piece in question) comes within a few
 # moves or not at all, and each weighing replays them all for every candidate.
 LATER_WINDOW = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """A gap and the moves after it, weighed: the match before it, its solution, the verdict."""
+
+    before: Match
+    solution: GapSolution
+    evidence: LaterEvidence
+    later: list[LaterMove]
 
 
 class LaterRecommends:
@@ -70,19 +86,48 @@ class LaterRecommends:
         if not later or len(later) > LATER_WINDOW:
             return []
         before = self._match.before_gap(gap)
+        state = self._gaps.later(gap)
+        if isinstance(state, Recommended):
+            chosen = solution.candidates[state.candidate : state.candidate + 1]
+            return self._still_fits(gap, state, weigh_later(before, chosen, later), later, now=now)
         evidence = weigh_later(before, solution.candidates, later)
+        return self._weighed(gap, Weighed(before, solution, evidence, later), now=now)
+
+    def _weighed(self, gap: int, weighed: Weighed, *, now: float) -> list[Outcome]:
+        """A gap weighed for the first time, or again: what its later moves decide."""
+        evidence, later = weighed.evidence, weighed.later
         decider = _described(_decider(evidence, later))
         if evidence.verdict is LaterVerdict.CONTRADICTED:
-            self._gaps.concluded(gap)
+            self._gaps.weighed(gap, Concluded())
             return [self._contradicted_alert(gap, decider, now)]
         chosen = evidence.chosen
         if chosen is None or not each_board_moved(self._gaps.targets(gap), later):
             return []
-        self._gaps.concluded(gap)
-        if not among_shortest(solution.candidates, chosen):
+        candidates = weighed.solution.candidates
+        if not among_shortest(candidates, chosen):
+            self._gaps.weighed(gap, Concluded())
             return [self._longer_alert(gap, chosen, decider, now)]
-        recommended = candidate_details(chosen, before, solution.candidates[chosen])
+        self._gaps.weighed(gap, Recommended(chosen))
+        recommended = candidate_details(chosen, weighed.before, candidates[chosen])
         return [self._recommendation(gap, recommended, decider, now)]
+
+    def _still_fits(
+        self,
+        gap: int,
+        state: Recommended,
+        alone: LaterEvidence,
+        later: list[LaterMove],
+        *,
+        now: float,
+    ) -> list[Outcome]:
+        """A recommended gap, its candidate weighed ``alone``: the recommendation is withdrawn
+        once a later move does not fit it (the other candidates were ruled out before: none
+        fits then)."""
+        if alone.verdict is not LaterVerdict.CONTRADICTED:
+            return []
+        self._gaps.weighed(gap, Concluded())
+        decider = _described(_decider(alone, later))
+        return [self._withdrawal(gap, state.candidate, decider, now)]
 
     def _recommendation(
         self,
@@ -114,6 +159,17 @@ class LaterRecommends:
             "position)."
         )
         return gap_alert(now, board, message, gap=gap, contradicted=True, contradicted_by=decider)
+
+    def _withdrawal(
+        self, gap: int, candidate: int, decider: dict[str, str] | None, now: float
+    ) -> Outcome:
+        board = min(self._gaps.targets(gap))
+        message = (
+            f"Board {board}: the recommendation for the gap ({gap}) is withdrawn: candidate "
+            f"{candidate} does not fit the moves played since{_by(decider)}, and no other does; "
+            "it stays with the arbiter (choose_recovery, or correct the position)."
+        )
+        return gap_alert(now, board, message, gap=gap, withdrawn=candidate, withdrawn_by=decider)
 
     def _longer_alert(
         self, gap: int, chosen: int, decider: dict[str, str] | None, now: float
