@@ -395,6 +395,42 @@ async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news
     assert "only candidate 1 (N@f4 exf4) fits them" in await news.inner_text()
 
 
+async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene):
+    """A later move does not fit the recommended candidate (contract §3): the withdrawal
+    un-marks it on every alert of the gap; every candidate stays enabled (the gap is open)."""
+    browser, client, url = scene
+    await publish(client, "state", STATE)
+    console = await _console(browser, url)
+    knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
+    opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
+    recommended = {
+        **GAP_ALERT,
+        "seq": 57,
+        "severity": "warning",
+        "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
+        "details": {"gap": 3, "recommended": knight, "settled_by": {"board": "B", "uci": "N@e4"}},
+    }
+    withdrawn = {
+        **GAP_ALERT,
+        "seq": 58,
+        "severity": "warning",
+        "message": "Board A: the recommendation for the gap (3) is withdrawn.",
+        "details": {"gap": 3, "withdrawn": 1, "withdrawn_by": {"board": "B", "uci": "P@d4"}},
+    }
+    for alert in (opened, recommended):
+        await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
+    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
+    await client.publish(f"{ROOT}/alerts", json.dumps(withdrawn).encode(), qos=1)
+    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 0")
+    choices = console.locator('[data-action="choose_recovery"]')
+    assert await choices.count() == 3
+    assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
+    labels = await choices.evaluate_all("els => els.map(e => e.textContent)")
+    assert labels == ["choose candidate 1", "choose candidate 0", "choose candidate 1"]
+    news = console.locator("[data-alert-key$=':58'] .alert-message")
+    assert "candidate 1 does not fit the move P@d4" in await news.inner_text()
+
+
 async def _console(browser: Any, url: str) -> Any:
     """The arbiter console, logged in and subscribed."""
     console = await browser.new_page()

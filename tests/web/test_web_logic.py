@@ -210,6 +210,8 @@ KNIGHT = {
     "san": {"A": ["N@f4", "exf4"], "B": []},
 }
 RECOMMENDED = {"gap": 7, "recommended": KNIGHT, "settled_by": {"board": "B", "uci": "N@e4"}}
+# A later move does not fit it: the recommendation is withdrawn (the gap stays open).
+WITHDRAWN = {"gap": 7, "withdrawn": 1, "withdrawn_by": {"board": "B", "uci": "P@d4"}}
 
 
 @pytest.mark.parametrize(
@@ -268,6 +270,9 @@ async def test_the_recommended_candidate_is_marked_and_says_so(page):
          "stays uncertain.")),
         (CANDIDATES,
          "Board A: moves were missed while the board was away; check how they were recovered."),
+        (WITHDRAWN, ("Board A: the recommendation is withdrawn: candidate 1 does not fit the "
+         "move P@d4 played since, and no other candidate does. Choose a candidate or correct "
+         "the position; the board stays uncertain.")),
     ],
 )  # fmt: skip
 async def test_a_recommendation_reads_as_one(page, details, text):
@@ -287,6 +292,8 @@ async def test_a_recommendation_reads_as_one(page, details, text):
         (RECOMMENDED, "box-1/m-1/7", None, {"gap": "box-1/m-1/7", "index": 1}),
         ({**RECOMMENDED, "gap": 0}, "box-1/m-1/0", None, {"gap": "box-1/m-1/0", "index": 1}),
         ({"recommended": KNIGHT}, None, None, None),  # no gap named: nothing to mark
+        (WITHDRAWN, "box-1/m-1/7", None, None),
+        ({**WITHDRAWN, "withdrawn": 0}, "box-1/m-1/7", None, None),  # candidate 0 is one
     ],
 )
 async def test_an_alert_names_its_gap_and_what_it_tells_of_it(
@@ -296,6 +303,8 @@ async def test_an_alert_names_its_gap_and_what_it_tells_of_it(
     assert await run(page, "arbiter.js", "gapKey", alert) == gap
     assert await run(page, "arbiter.js", "settledGap", alert) == settled
     assert await run(page, "arbiter.js", "recommendation", alert) == recommended
+    withdrawn = gap if "withdrawn" in details else None
+    assert await run(page, "arbiter.js", "withdrawnGap", alert) == withdrawn
 
 
 async def test_alert_actions_need_a_board_for_board_verbs(page):

@@ -15,6 +15,7 @@ import {
   gapKey,
   localTime,
   recommendation,
+  withdrawnGap,
   ruleText,
   settledGap,
   tableName,
@@ -50,6 +51,7 @@ export class AlertFeed {
     // The news about a gap may come before the gap's alert (retained or reordered delivery).
     this.settled = new Set(); // gapKey of the gaps resolved
     this.recommended = new Map(); // gapKey -> the candidate index the later moves decide for
+    this.withdrawn = new Set(); // gapKey of the gaps whose recommendation was withdrawn
     this.texts = {};
     this.translations = {};
     this.alarmCount = 0;
@@ -150,14 +152,26 @@ export class AlertFeed {
   }
 
   // The later moves decide a gap (contract §3): the gap stays open and its candidates can all
-  // still be chosen, but the alerts offering them highlight the recommended one.
+  // still be chosen, but the alerts offering them highlight the recommended one, until a later
+  // move that does not fit it withdraws the recommendation.
   applyRecommended(alert) {
+    const withdrawn = withdrawnGap(alert);
+    if (withdrawn) {
+      this.withdrawn.add(withdrawn);
+      this.recommended.delete(withdrawn);
+      for (const { item, alert: shown } of this.items.values()) {
+        if (gapKey(shown) === withdrawn) this.unhighlight(item);
+      }
+      return;
+    }
     const told = recommendation(alert);
-    if (told) {
+    if (told && !this.withdrawn.has(told.gap)) {
       this.recommended.set(told.gap, told.index);
       for (const { item, alert: shown } of this.items.values()) {
         if (gapKey(shown) === told.gap) this.highlight(item, told.index);
       }
+    } else if (this.withdrawn.has(gapKey(alert))) {
+      this.unhighlight(this.items.get(alertKey(alert)).item); // the withdrawal came first
     } else if (this.recommended.has(gapKey(alert))) {
       this.highlight(this.items.get(alertKey(alert)).item, this.recommended.get(gapKey(alert))); // the news came first
     }
@@ -166,6 +180,14 @@ export class AlertFeed {
   highlight(item, index) {
     const button = item.querySelector(`[data-action="choose_recovery"][data-candidate="${index}"]`);
     if (button && !("recommended" in button.dataset)) this.markRecommended(button);
+  }
+
+  unhighlight(item) {
+    for (const button of item.querySelectorAll('[data-action="choose_recovery"][data-recommended]')) {
+      delete button.dataset.recommended;
+      button.classList.remove("recommended");
+      button.textContent = candidateLabel(Number(button.dataset.candidate), false);
+    }
   }
 
   markRecommended(button) {

@@ -108,9 +108,12 @@ function side(color) {
 // other consumers; the console shows it too, folded).
 export function alertText(alert) {
   const recommended = recommendation(alert);
-  const key = recommended ? "alert.gap_recommended" : `alert.${alert.code}`;
+  const withdrawn = withdrawnGap(alert) !== null;
+  const key = recommended ? "alert.gap_recommended" : withdrawn ? "alert.gap_withdrawn" : `alert.${alert.code}`;
   const moves = Object.values(alert.details?.recommended?.san ?? {}).flat().join(" ");
-  const text = t(key, { board: alert.board ?? "?", side: side(alert.color), index: recommended?.index, moves });
+  const index = recommended?.index ?? alert.details?.withdrawn;
+  const by = alert.details?.withdrawn_by?.uci ?? "";
+  const text = t(key, { board: alert.board ?? "?", side: side(alert.color), index, moves, by });
   return text === key ? String(alert.message ?? alert.code) : text;
 }
 
@@ -196,6 +199,12 @@ export function recommendation(alert) {
   const index = alert.details?.recommended?.index;
   const gap = gapKey(alert);
   return gap === null || index === undefined || index === null ? null : { gap, index };
+}
+
+// The gap whose recommendation an alert withdraws (a later move does not fit it), or null.
+export function withdrawnGap(alert) {
+  const details = alert.details ?? {};
+  return details.withdrawn !== undefined && details.withdrawn !== null ? gapKey(alert) : null;
 }
 
 // The gap an alert is about ("bridge/match/gap"), or null.
