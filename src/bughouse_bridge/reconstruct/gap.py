@@ -36,7 +36,7 @@ from bughouse_bridge.reconstruct.solver.joint import end_state
 from bughouse_bridge.reconstruct.solver.solve import explain_gap
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from bughouse_bridge.bughouse.match import Match
 
@@ -50,7 +50,9 @@ __all__ = [
     "end_state",
     "filled_positions",
     "gap_details",
+    "listed_candidates",
     "order_details",
+    "pocket_differences",
     "solve_gap",
 ]
 
@@ -159,23 +161,47 @@ def solve_gap(
 def gap_details(gap: int, match: Match, solution: GapSolution) -> dict[str, Any]:
     """The ``gap_ambiguous`` alert's details: the gap's id and its candidates (UCI and SAN per
     board, from the match before the gap), as the arbiter's ``choose_recovery`` numbers them."""
-    candidates = [
-        candidate_details(index, match, candidate)
-        for index, candidate in enumerate(solution.candidates)
-    ]
+    candidates = listed_candidates(match, solution)
     return {"gap": gap, "verdict": str(solution.verdict), "candidates": candidates}
 
 
+def listed_candidates(match: Match, solution: GapSolution) -> list[dict[str, Any]]:
+    """Every candidate as ``candidate_details`` shows it, with ``differs``: the pockets that
+    tell the candidates apart (the same list in each, so one candidate alone, as a
+    recommendation names it, still says which of its pockets matter)."""
+    listed = [
+        candidate_details(index, match, candidate)
+        for index, candidate in enumerate(solution.candidates)
+    ]
+    differs = pocket_differences([details["pockets"] for details in listed])
+    return [details | {"differs": differs} for details in listed]
+
+
 def candidate_details(index: int, match: Match, candidate: Candidate) -> dict[str, Any]:
-    """One candidate as the arbiter is shown it: its ``choose_recovery`` index, and its plies in
-    UCI and SAN per board (the SAN read from ``match``, the match before the gap)."""
+    """One candidate as the arbiter is shown it: its ``choose_recovery`` index, its plies in
+    UCI and SAN per board (the SAN read from ``match``, the match before the gap), and the
+    four pockets it leaves (``{"A": {"white": "NP", "black": ""}, "B": {…}}``, upper-case
+    letters P N B R Q as ``Pockets``): the arbiter sees the physical pockets, the sensors do
+    not, and a piece dropped and taken at once is told apart by them alone."""
     replay = match.copy()
     san: dict[str, list[str]] = {str(board): [] for board in BoardId}
     for move in candidate.moves:
         san[str(move.board)].append(replay.san(move))
         replay.play(move, t=0.0)
     moves = {str(board): [move.uci for move in candidate.on(board)] for board in BoardId}
-    return {"index": index, "moves": moves, "san": san}
+    pockets = replay.pockets().as_dict()
+    return {"index": index, "moves": moves, "san": san, "pockets": pockets}
+
+
+def pocket_differences(pockets: Sequence[Mapping[str, Mapping[str, str]]]) -> list[str]:
+    """The pockets (``"A/white"``…, in the order A white, A black, B white, B black) whose
+    letters are not the same in all of ``pockets``."""
+    return [
+        f"{board}/{color}"
+        for board in ("A", "B")
+        for color in ("white", "black")
+        if len({each[board][color] for each in pockets}) > 1
+    ]
 
 
 def order_details(gap: int, match: Match, solution: GapSolution) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bughouse_bridge.reconstruct.alerts import gap_alert
-from bughouse_bridge.reconstruct.gap import candidate_details
+from bughouse_bridge.reconstruct.gap import listed_candidates
 from bughouse_bridge.reconstruct.gap_book import Concluded, Recommended
 from bughouse_bridge.reconstruct.gap_later import (
     LaterEvidence,
@@ -108,7 +108,8 @@ class LaterRecommends:
             self._gaps.weighed(gap, Concluded())
             return [self._longer_alert(gap, chosen, decider, now)]
         self._gaps.weighed(gap, Recommended(chosen))
-        recommended = candidate_details(chosen, weighed.before, candidates[chosen])
+        # As the gap's alert listed it, ``differs`` included (it needs all the candidates).
+        recommended = listed_candidates(weighed.before, weighed.solution)[chosen]
         return [self._recommendation(gap, recommended, decider, now)]
 
     def _still_fits(
