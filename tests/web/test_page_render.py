@@ -1,12 +1,14 @@
 """What the broadcast page draws for hand-made contract payloads (§3, §4; their shape is kept
 true to the real bridge's by ``test_payload_shapes``), through the embedded broker's WebSocket
 listener (the single-box and demo setup): names, clocks counting down, check / mate-pending /
-flag / result banners, drop and steal marks, the move list, the OBS and phone layouts.
+flag / result banners, drop and steal marks, the move list, the OBS and phone layouts. The
+console's gap alerts are drawn the same way in ``test_console_gaps`` (``page_scene``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 from typing import TYPE_CHECKING, Any
@@ -95,8 +97,10 @@ def with_changes(**boards: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-@pytest.fixture
-async def scene() -> AsyncIterator[tuple[Any, aiomqtt.Client, str]]:
+@contextlib.asynccontextmanager
+async def page_scene() -> AsyncIterator[tuple[Any, aiomqtt.Client, str]]:
+    """A browser, a client of the embedded broker and the page's address (skips without a
+    browser); ``scene`` here, and in the modules that draw more payloads the same way."""
     reason = browser_missing()
     if reason:
         pytest.skip(reason)
@@ -108,6 +112,12 @@ async def scene() -> AsyncIterator[tuple[Any, aiomqtt.Client, str]]:
     ):
         with web_server(ws_port, ROOT) as web:
             yield browser, client, web.url
+
+
+@pytest.fixture
+async def scene() -> AsyncIterator[tuple[Any, aiomqtt.Client, str]]:
+    async with page_scene() as made:
+        yield made
 
 
 async def publish(client: aiomqtt.Client, kind: str, payload: Any) -> None:
@@ -277,158 +287,6 @@ async def test_hall_orders_tables_and_survives_bad_payloads(scene):
     await hall.wait_for_selector("[data-round]:not([hidden])")
     assert await text(hall, "[data-round]") == "round 1"
     assert any("not JSON" in warning for warning in warnings)
-
-
-GAP_ALERT: dict[str, Any] = {
-    **{k: ALERT[k] for k in ("schema", "bridge", "match", "boot_id", "ts", "t")},
-    "type": "alert",
-    "board": "A",
-    "color": None,
-    "code": "gap_ambiguous",
-    "rule": None,
-}
-
-
-def _ambiguous_gap(gap: int, candidates: list[dict[str, object]]) -> dict[str, object]:
-    return {
-        **GAP_ALERT,
-        "seq": 50,
-        "severity": "warning",
-        "message": "Board A is back; 2 different sequences of moves explain the gap.",
-        "details": {"gap": gap, "verdict": "ambiguous", "candidates": candidates},
-    }
-
-
-async def _gap_and_news(client, choices, alerts, *, news_first, alone) -> None:
-    """The gap's alert and later news of it (``alerts``), in either order (retained or
-    reordered delivery: the news may come first); with the gap's alert alone, its two
-    candidates are offered and ``alone()`` checks the rest."""
-    opened, news = alerts
-    first, second = (news, opened) if news_first else (opened, news)
-    await client.publish(f"{ROOT}/alerts", json.dumps(first).encode(), qos=1)
-    if not news_first:
-        await choices.first.wait_for()
-        assert await choices.count() == 2
-        await alone()
-    await client.publish(f"{ROOT}/alerts", json.dumps(second).encode(), qos=1)
-
-
-@pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
-async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_first):
-    """A better look at the boards explained an ambiguous gap after all (contract §3, a fill's
-    later look): the gap's alert keeps its text, its candidate buttons are disabled and say
-    why; the alert telling the settlement offers nothing to do."""
-    browser, client, url = scene
-    await publish(client, "state", STATE)
-    console = await _console(browser, url)
-    candidates = [{"index": 0, "moves": {}, "san": {}}, {"index": 1, "moves": {}, "san": {}}]
-    opened = _ambiguous_gap(3, candidates)
-    settled = {
-        **GAP_ALERT,
-        "seq": 57,
-        "severity": "info",
-        "message": "Board A: the gap is explained after all; its moves are recovered.",
-        "details": {"gap": 3, "resolved": True},
-    }
-    gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
-    choices = console.locator('[data-action="choose_recovery"]')
-
-    async def all_enabled() -> None:
-        assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
-
-    await _gap_and_news(
-        client, choices, (opened, settled), news_first=news_first, alone=all_enabled
-    )
-    await console.wait_for_selector("[data-alert-code='gap_ambiguous'][data-settled]")
-    assert await choices.count() == 2
-    assert await choices.evaluate_all("els => els.every(e => e.disabled)")
-    assert await console.locator("[data-settled]").count() == 1  # the gap's alert, not the news
-    assert "its candidates can no longer be chosen" in await text(console, "[data-settled]")
-    assert await gap_alerts.count() == 2
-    news = console.locator("[data-alert-code='gap_ambiguous']:not([data-settled])")
-    actions = await news.locator("[data-action]").evaluate_all(
-        "els => els.map(e => e.dataset.action)"
-    )
-    assert actions == ["ack"]
-
-
-@pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
-async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news_first):
-    """The moves played after an ambiguous gap leave one candidate (contract §3, later
-    evidence): the gap stays open, so every candidate button stays enabled; the recommended
-    one is highlighted and says so, on the gap's alert and on the recommendation, which
-    offers it for one click."""
-    browser, client, url = scene
-    await publish(client, "state", STATE)
-    console = await _console(browser, url)
-    knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
-    opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
-    recommended = {
-        **GAP_ALERT,
-        "seq": 57,
-        "severity": "warning",
-        "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
-        "details": {"gap": 3, "recommended": knight, "settled_by": {"board": "B", "uci": "N@e4"}},
-    }
-    gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
-    choices = console.locator('[data-action="choose_recovery"]')
-
-    async def none_recommended() -> None:
-        assert await console.locator("[data-recommended]").count() == 0
-
-    await _gap_and_news(
-        client, choices, (opened, recommended), news_first=news_first, alone=none_recommended
-    )
-    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
-    assert await gap_alerts.count() == 2
-    assert await choices.count() == 3  # both of the gap's, and the recommendation's one
-    assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
-    assert await console.locator("[data-settled]").count() == 0  # nothing was settled
-    marked = console.locator("[data-recommended]")
-    assert await marked.evaluate_all("els => els.map(e => e.dataset.candidate)") == ["1", "1"]
-    labels = await marked.evaluate_all("els => els.map(e => e.textContent)")
-    assert labels == ["later moves decide: candidate 1, recommended"] * 2
-    assert await marked.evaluate_all("els => els.every(e => e.classList.contains('recommended'))")
-    plain = console.locator('[data-action="choose_recovery"]:not([data-recommended])')
-    assert await plain.evaluate_all("els => els.map(e => e.textContent)") == ["choose candidate 0"]
-    news = console.locator("[data-alert-key$=':57'] .alert-message")
-    assert "only candidate 1 (N@f4 exf4) fits them" in await news.inner_text()
-
-
-async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene):
-    """A later move does not fit the recommended candidate (contract §3): the withdrawal
-    un-marks it on every alert of the gap; every candidate stays enabled (the gap is open)."""
-    browser, client, url = scene
-    await publish(client, "state", STATE)
-    console = await _console(browser, url)
-    knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
-    opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
-    recommended = {
-        **GAP_ALERT,
-        "seq": 57,
-        "severity": "warning",
-        "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
-        "details": {"gap": 3, "recommended": knight, "settled_by": {"board": "B", "uci": "N@e4"}},
-    }
-    withdrawn = {
-        **GAP_ALERT,
-        "seq": 58,
-        "severity": "warning",
-        "message": "Board A: the recommendation for the gap (3) is withdrawn.",
-        "details": {"gap": 3, "withdrawn": 1, "withdrawn_by": {"board": "B", "uci": "P@d4"}},
-    }
-    for alert in (opened, recommended):
-        await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
-    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
-    await client.publish(f"{ROOT}/alerts", json.dumps(withdrawn).encode(), qos=1)
-    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 0")
-    choices = console.locator('[data-action="choose_recovery"]')
-    assert await choices.count() == 3
-    assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
-    labels = await choices.evaluate_all("els => els.map(e => e.textContent)")
-    assert labels == ["choose candidate 1", "choose candidate 0", "choose candidate 1"]
-    news = console.locator("[data-alert-key$=':58'] .alert-message")
-    assert "candidate 1 does not fit the move P@d4" in await news.inner_text()
 
 
 async def _console(browser: Any, url: str) -> Any:

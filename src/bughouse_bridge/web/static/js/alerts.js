@@ -42,6 +42,20 @@ function remember(key, value) {
   }
 }
 
+let described = 0; // ids of the candidates' pocket lists, unique on the page
+
+// A candidate's button with, under it, what the candidate leaves in the pockets that tell the
+// gap's candidates apart: the arbiter compares them with the pockets beside the board. The
+// text says which pocket and what is in it; the highlight only repeats it.
+function withPockets(button, pockets) {
+  described += 1;
+  const id = `candidate-pockets-${described}`;
+  const lines = pockets.map((pocket) => element("li", { "data-differs": pocket.key }, element("mark", {}, pocket.text)));
+  const list = element("ul", { class: "candidate-pockets", id, "data-candidate-pockets": button.dataset.candidate }, ...lines);
+  button.setAttribute("aria-describedby", id);
+  return element("div", { class: "candidate" }, button, list);
+}
+
 export class AlertFeed {
   constructor({ ask, acknowledge }) {
     this.ask = ask; // (bridge, verb, args): the console confirms and sends
@@ -125,7 +139,7 @@ export class AlertFeed {
       if (action.verb === "choose_recovery") button.dataset.candidate = String(action.args.candidate);
       if (action.recommended) this.markRecommended(button);
       button.addEventListener("click", () => this.ask(alert.bridge, action.verb, action.args));
-      actions.append(button);
+      actions.append(action.pockets?.length ? withPockets(button, action.pockets) : button);
     }
     this.items.set(key, { item, alert });
     this.fillArticle(item, alert);

@@ -3,7 +3,7 @@
 // (contract §2, <root>/ack/<bridge>/<boot_id>/<seq>). Unit-tested in tests/web/test_web_logic.py.
 
 import { language, t } from "./i18n.js";
-import { colorName } from "./model.js";
+import { colorName, pocketCounts } from "./model.js";
 
 // Arbiter verbs and the arguments the console asks for (rules as data; `?` = optional).
 export const VERBS = {
@@ -83,7 +83,7 @@ export function alertActions(alert) {
       const recommended = details.recommended?.index;
       for (const candidate of details.candidates ?? (details.recommended ? [details.recommended] : [])) {
         const args = { gap: details.gap, candidate: candidate.index };
-        const action = { label: candidateLabel(candidate.index, false), verb: "choose_recovery", args };
+        const action = { label: candidateLabel(candidate.index, false), verb: "choose_recovery", args, pockets: candidatePockets(candidate) };
         if (candidate.index === recommended) Object.assign(action, { label: candidateLabel(candidate.index, true), recommended: true });
         actions.push(action);
       }
@@ -97,6 +97,32 @@ export function alertActions(alert) {
 // "choose candidate 1", or "later moves decide: candidate 1, recommended".
 export function candidateLabel(index, recommended) {
   return t(recommended ? "action.candidate_recommended" : "action.candidate", { index });
+}
+
+// What a candidate leaves in the pockets that tell the gap's candidates apart (contract §3:
+// a candidate's `pockets` and `differs`; the arbiter sees the physical pockets, the sensors do
+// not): [{key: "A/white", board, color, letters, text}], in the order of `differs`.
+export function candidatePockets(candidate) {
+  const shown = [];
+  for (const key of candidate?.differs ?? []) {
+    const [board, color] = String(key).split("/");
+    const letters = candidate.pockets?.[board]?.[color];
+    if (typeof letters !== "string") continue;
+    const text = t("candidate.pocket", { color: colorName(color), board, pieces: piecesText(letters) });
+    shown.push({ key, board, color, letters, text });
+  }
+  return shown;
+}
+
+// "PPN" -> "2 × pawn, knight"; "" -> "nothing".
+export function piecesText(letters) {
+  const counts = pocketCounts(letters);
+  if (counts.length === 0) return t("pocket.empty");
+  const named = ({ role, count }) => {
+    const piece = t(`piece.${role}`);
+    return count > 1 ? t("pocket.count", { count, piece }) : piece;
+  };
+  return counts.map(named).join(", ");
 }
 
 // The side an alert is about, as its sentence needs it ("white", "a player").
