@@ -224,26 +224,31 @@ def dropped_and_taken() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 async def _left(item: Any) -> dict[str, Any]:
-    """Under each candidate button of an alert (by its index): the pockets listed, key and
-    text, each highlighted and describing the button above it (the list is its description)."""
+    """Under each candidate button of an alert (by its index): its plies, and the pockets
+    listed (key and text, each highlighted); the lines describe the button above them."""
     return await item.locator(".candidate").evaluate_all(
         """blocks => Object.fromEntries(blocks.map(block => {
             const button = block.querySelector('[data-action="choose_recovery"]');
-            const list = button.nextElementSibling;
-            const lines = [...list.querySelectorAll('li')].map(li => [
+            const about = button.nextElementSibling;
+            const pockets = [...about.querySelectorAll('li')].map(li => [
                 li.dataset.differs, li.querySelector('mark').textContent]);
-            const described = button.getAttribute('aria-describedby') === list.id;
-            return [button.dataset.candidate, described ? lines : 'not described'];
+            const moves = about.querySelector('[data-candidate-moves]').textContent;
+            const described = button.getAttribute('aria-describedby') === about.id;
+            return [button.dataset.candidate, described ? [moves, pockets] : 'not described'];
         }))"""
     )
+
+
+def _under(piece: str) -> list[Any]:
+    return [f"moves A: {piece}@f4 exf4", LEFT[piece]]
 
 
 @pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
 async def test_each_candidate_shows_the_pockets_it_leaves_where_they_differ(scene, news_first):
     """A piece dropped and taken at once (contract §3, ``pockets`` and ``differs``): the
     stories differ only in the pockets, which the arbiter sees and the sensors do not. Under
-    each candidate's button, what it leaves in the two pockets that differ; the recommendation
-    of one candidate keeps them, under its own button too."""
+    each candidate's button, its plies and what it leaves in the two pockets that differ; the
+    recommendation of one candidate keeps them, under its own button too."""
     browser, client, url = scene
     await publish(client, "state", STATE)
     console = await _console(browser, url)
@@ -256,7 +261,7 @@ async def test_each_candidate_shows_the_pockets_it_leaves_where_they_differ(scen
         "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
         "details": recommendation,
     }
-    expected = {str(c["index"]): LEFT[c["moves"]["A"][0][0]] for c in details["candidates"]}
+    expected = {str(c["index"]): _under(c["moves"]["A"][0][0]) for c in details["candidates"]}
     assert len(expected) == 3
     gap_item = console.locator("[data-alert-key$=':50']")
     choices = console.locator('[data-action="choose_recovery"]')
@@ -268,7 +273,7 @@ async def test_each_candidate_shows_the_pockets_it_leaves_where_they_differ(scen
     await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
     assert await _left(gap_item) == expected  # the highlight changed the button, not its pockets
     knight = str(recommendation["recommended"]["index"])
-    assert await _left(console.locator("[data-alert-key$=':57']")) == {knight: LEFT["N"]}
+    assert await _left(console.locator("[data-alert-key$=':57']")) == {knight: _under("N")}
     recommended = gap_item.locator("[data-recommended]")
     assert await recommended.get_attribute("data-candidate") == knight
     assert "recommended" in await text(console, "[data-alert-key$=':50'] [data-recommended]")

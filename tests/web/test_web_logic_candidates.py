@@ -1,6 +1,7 @@
-"""What the console says under a gap's candidate buttons (js/arbiter.js: ``candidatePockets``,
-``piecesText`` and the actions ``alertActions`` offers), unit-tested in headless Chromium as
-``test_web_logic`` does (one browser for the module, the page in English)."""
+"""What the console says under a gap's candidate buttons (js/arbiter.js: ``candidateMoves``,
+``candidatePockets``, ``piecesText`` and the actions ``alertActions`` offers), unit-tested in
+headless Chromium as ``test_web_logic`` does (one browser for the module, the page in English).
+"""
 
 from __future__ import annotations
 
@@ -43,6 +44,22 @@ async def page(skip_without_browser: None) -> AsyncIterator[Any]:
 )
 async def test_pieces_text(page, letters, text):
     assert await run(page, "arbiter.js", "piecesText", letters) == text
+
+
+@pytest.mark.parametrize(
+    ("candidate", "moves"),
+    [
+        ({"moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"], "B": []}},
+         "A: N@f4 exf4"),
+        ({"moves": {"A": ["e2e4"], "B": ["d7d5"]}, "san": {"A": ["e4"], "B": ["d5"]}},
+         "A: e4 · B: d5"),
+        ({"moves": {"A": [], "B": ["g1f3"]}}, "B: g1f3"),  # no SAN: the UCI
+        ({"moves": {}, "san": {}}, ""),
+        ({}, ""),
+    ],
+)  # fmt: skip
+async def test_candidate_moves(page, candidate, moves):
+    assert await run(page, "arbiter.js", "candidateMoves", candidate) == moves
 
 
 POCKETS = {"A": {"white": "NB", "black": ""}, "B": {"white": "P", "black": "PP"}}

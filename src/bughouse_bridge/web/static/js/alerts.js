@@ -42,18 +42,23 @@ function remember(key, value) {
   }
 }
 
-let described = 0; // ids of the candidates' pocket lists, unique on the page
+let descriptions = 0; // ids of the candidates' descriptions, unique on the page
 
-// A candidate's button with, under it, what the candidate leaves in the pockets that tell the
-// gap's candidates apart: the arbiter compares them with the pockets beside the board. The
-// text says which pocket and what is in it; the highlight only repeats it.
-function withPockets(button, pockets) {
-  described += 1;
-  const id = `candidate-pockets-${described}`;
-  const lines = pockets.map((pocket) => element("li", { "data-differs": pocket.key }, element("mark", {}, pocket.text)));
-  const list = element("ul", { class: "candidate-pockets", id, "data-candidate-pockets": button.dataset.candidate }, ...lines);
+// A candidate's button with, under it, its plies and what it leaves in the pockets that tell
+// the gap's candidates apart: the arbiter compares them with the pockets beside the board. The
+// text says which pocket and what is in it; the highlight only repeats it. The lines are the
+// button's description for a screen reader.
+function described(button, { moves, pockets = [] }) {
+  descriptions += 1;
+  const id = `candidate-about-${descriptions}`;
+  const about = element("div", { class: "candidate-about", id });
+  if (moves) about.append(element("p", { class: "candidate-moves", "data-candidate-moves": "" }, t("candidate.moves", { moves })));
+  if (pockets.length) {
+    const lines = pockets.map((pocket) => element("li", { "data-differs": pocket.key }, element("mark", {}, pocket.text)));
+    about.append(element("ul", { class: "candidate-pockets", "data-candidate-pockets": button.dataset.candidate }, ...lines));
+  }
   button.setAttribute("aria-describedby", id);
-  return element("div", { class: "candidate" }, button, list);
+  return element("div", { class: "candidate" }, button, about);
 }
 
 export class AlertFeed {
@@ -139,7 +144,7 @@ export class AlertFeed {
       if (action.verb === "choose_recovery") button.dataset.candidate = String(action.args.candidate);
       if (action.recommended) this.markRecommended(button);
       button.addEventListener("click", () => this.ask(alert.bridge, action.verb, action.args));
-      actions.append(action.pockets?.length ? withPockets(button, action.pockets) : button);
+      actions.append(action.moves || action.pockets?.length ? described(button, action) : button);
     }
     this.items.set(key, { item, alert });
     this.fillArticle(item, alert);

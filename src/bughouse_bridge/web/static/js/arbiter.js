@@ -83,7 +83,8 @@ export function alertActions(alert) {
       const recommended = details.recommended?.index;
       for (const candidate of details.candidates ?? (details.recommended ? [details.recommended] : [])) {
         const args = { gap: details.gap, candidate: candidate.index };
-        const action = { label: candidateLabel(candidate.index, false), verb: "choose_recovery", args, pockets: candidatePockets(candidate) };
+        const about = { moves: candidateMoves(candidate), pockets: candidatePockets(candidate) };
+        const action = { label: candidateLabel(candidate.index, false), verb: "choose_recovery", args, ...about };
         if (candidate.index === recommended) Object.assign(action, { label: candidateLabel(candidate.index, true), recommended: true });
         actions.push(action);
       }
@@ -97,6 +98,17 @@ export function alertActions(alert) {
 // "choose candidate 1", or "later moves decide: candidate 1, recommended".
 export function candidateLabel(index, recommended) {
   return t(recommended ? "action.candidate_recommended" : "action.candidate", { index });
+}
+
+// A candidate's plies per board, in SAN (UCI where the SAN is missing): "A: N@f4 exf4 · B: e4",
+// or "" for none.
+export function candidateMoves(candidate) {
+  const boards = [];
+  for (const board of ["A", "B"]) {
+    const plies = candidate?.san?.[board]?.length ? candidate.san[board] : candidate?.moves?.[board] ?? [];
+    if (plies.length) boards.push(`${board}: ${plies.join(" ")}`);
+  }
+  return boards.join(" · ");
 }
 
 // What a candidate leaves in the pockets that tell the gap's candidates apart (contract §3:
