@@ -40,6 +40,7 @@ async def page(skip_without_browser: None) -> AsyncIterator[Any]:
         ("PPN", "2 × pawn, knight"),
         ("QRBNP", "pawn, knight, bishop, rook, queen"),  # the contract's order, whatever given
         ("NNNQQ", "3 × knight, 2 × queen"),
+        ("pn", "pawn, knight"),  # the contract's letters are upper case; lower case reads alike
     ],
 )
 async def test_pieces_text(page, letters, text):

@@ -1,6 +1,7 @@
 // Pure logic of the arbiter console: the verbs and their arguments, the actions an alert offers,
 // an alert's text in the arbiter's language, the rule it cites, and the shared acknowledgement
-// (contract §2, <root>/ack/<bridge>/<boot_id>/<seq>). Unit-tested in tests/web/test_web_logic.py.
+// (contract §2, <root>/ack/<bridge>/<boot_id>/<seq>). Unit-tested in tests/web/test_web_logic.py
+// (what a gap's candidates say: test_web_logic_candidates.py).
 
 import { language, t } from "./i18n.js";
 import { colorName, pocketCounts } from "./model.js";
@@ -126,9 +127,9 @@ export function candidatePockets(candidate) {
   return shown;
 }
 
-// "PPN" -> "2 × pawn, knight"; "" -> "nothing".
+// "PPN" -> "2 × pawn, knight"; "" -> "nothing" (letters in any case and order).
 export function piecesText(letters) {
-  const counts = pocketCounts(letters);
+  const counts = pocketCounts(String(letters).toUpperCase());
   if (counts.length === 0) return t("pocket.empty");
   const named = ({ role, count }) => {
     const piece = t(`piece.${role}`);
