@@ -73,6 +73,7 @@ OUTCOMES = (
     "open",
     "not_weighed",
     "proven",
+    "proven_same_plies",
 )
 SPANS = ((1, 20), (21, 99))  # plies in all (both boards): the issue's targets are for 1-20
 STAMP_MS = 10  # the games' clock stamps: milliseconds, as FICS rounds them
@@ -190,6 +191,10 @@ def classify(solution: GapSolution, gap: Gap) -> set[str]:
             # placements within the plies the side on move and the clocks allow, and they end
             # in different game states: the evidence cannot decide, whatever the solver.
             outcomes.add("proven")
+            if _same_plies(solution, gap) > 1:
+                # ...even stories of the truth's own plies per board and side: no clock, however
+                # exact, tells those apart.
+                outcomes.add("proven_same_plies")
         return outcomes
     (candidate, *_) = solution.candidates
     if not solution.confirmed:  # the shortest, its confirmation out of work: published
@@ -198,6 +203,15 @@ def classify(solution: GapSolution, gap: Gap) -> set[str]:
         return {"wrong"}
     exact = all(candidate.on(board) == moves for board, moves in gap.played.items())
     return {"certain", "exact"} if exact else {"certain"}
+
+
+def _same_plies(solution: GapSolution, gap: Gap) -> int:
+    """How many candidates have as many plies on each board as the truth."""
+    counts = {board: len(moves) for board, moves in gap.played.items()}
+    return sum(
+        all(len(candidate.on(board)) == count for board, count in counts.items())
+        for candidate in solution.candidates
+    )
 
 
 def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
@@ -360,7 +374,8 @@ def span_table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
         label = f"{span[0]}-{span[1]}" if span[1] < SPANS[-1][1] else f"{span[0]} or more"
         lines.append(
             f"| {label} | {n} | {100 * row['certain'] / n:.1f} % "
-            f"| {row['proven']} ({100 * row['proven'] / n:.1f} %) | {ceiling:.1f} % "
+            f"| {row['proven']} ({100 * row['proven'] / n:.1f} %; "
+            f"{row['proven_same_plies']} of them with the truth's own plies) | {ceiling:.1f} % "
             f"| {row['arbiter']} | {row['among']}/{row['arbiter']} | {row['wrong']} "
             f"| {statistics.median(cpu) * 1000:.0f} / {_percentile(cpu, 0.99):.0f} ms |"
         )
@@ -370,6 +385,7 @@ def span_table(result: dict[str, object]) -> tuple[str, dict[str, float]]:
                 "short_certain": 100 * row["certain"] / n,
                 "short_ceiling": ceiling,
                 "short_proven": float(row["proven"]),
+                "short_same_plies": float(row["proven_same_plies"]),
                 "short_arbiter": float(row["arbiter"]),
                 "short_among": float(row["among"]),
                 "short_p99": _percentile(cpu, 0.99),
@@ -435,9 +451,11 @@ from what the boards and clocks report, so "certain at most" is the ceiling of t
 {spans}
 
 Gaps of 1-20 plies: certain {figures["short_certain"]:.1f} % of {figures["short_gaps"]:.0f}, at
-most {figures["short_ceiling"]:.1f} % possible; to the arbiter {figures["short_arbiter"]:.0f}
-(truth among the candidates in {figures["short_among"]:.0f}); solver CPU p99
-{figures["short_p99"]:.0f} ms.
+most {figures["short_ceiling"]:.1f} % possible ({figures["short_proven"]:.0f} gaps where several end
+states fit; in {figures["short_same_plies"]:.0f} of them even stories with the truth's own number of
+plies per board, which no clock reading can tell apart); to the arbiter
+{figures["short_arbiter"]:.0f} (truth among the candidates in {figures["short_among"]:.0f});
+solver CPU p99 {figures["short_p99"]:.0f} ms.
 
 Machine: {platform.machine()}, 2 CPUs AMD EPYC, Python {platform.python_version()}; load average
 (1 min) {figures["load_before"]:.1f} as the run began, {figures["load_after"]:.1f} as it ended (the
