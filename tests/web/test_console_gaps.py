@@ -107,15 +107,8 @@ async def test_a_gap_settled_since_no_longer_offers_its_candidates(scene, news_f
     assert actions == ["ack"]
 
 
-@pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
-async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news_first):
-    """The moves played after an ambiguous gap leave one candidate (contract §3, later
-    evidence): the gap stays open, so every candidate button stays enabled; the recommended
-    one is highlighted and says so, on the gap's alert and on the recommendation, which
-    offers it for one click."""
-    browser, client, url = scene
-    await publish(client, "state", STATE)
-    console = await _console(browser, url)
+def _knight_recommended() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Gap 3's alert (two candidates) and the later moves' recommendation of its knight."""
     knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
     opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
     recommended = {
@@ -125,6 +118,19 @@ async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news
         "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
         "details": {"gap": 3, "recommended": knight, "settled_by": {"board": "B", "uci": "N@e4"}},
     }
+    return opened, recommended
+
+
+@pytest.mark.parametrize("news_first", [False, True], ids=["gap-then-news", "news-then-gap"])
+async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news_first):
+    """The moves played after an ambiguous gap leave one candidate (contract §3, later
+    evidence): the gap stays open, so every candidate button stays enabled; the recommended
+    one is highlighted and says so, on the gap's alert and on the recommendation, which
+    offers it for one click."""
+    browser, client, url = scene
+    await publish(client, "state", STATE)
+    console = await _console(browser, url)
+    opened, recommended = _knight_recommended()
     gap_alerts = console.locator('[data-alert-code="gap_ambiguous"]')
     choices = console.locator('[data-action="choose_recovery"]')
 
@@ -156,15 +162,7 @@ async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene):
     browser, client, url = scene
     await publish(client, "state", STATE)
     console = await _console(browser, url)
-    knight = {"index": 1, "moves": {"A": ["N@f4", "e5f4"], "B": []}, "san": {"A": ["N@f4", "exf4"]}}
-    opened = _ambiguous_gap(3, [{"index": 0, "moves": {}, "san": {}}, knight])
-    recommended = {
-        **GAP_ALERT,
-        "seq": 57,
-        "severity": "warning",
-        "message": "Board A: the moves played since (N@e4 on board B) decide the gap (3).",
-        "details": {"gap": 3, "recommended": knight, "settled_by": {"board": "B", "uci": "N@e4"}},
-    }
+    opened, recommended = _knight_recommended()
     withdrawn = {
         **GAP_ALERT,
         "seq": 58,

@@ -9,35 +9,16 @@ languages' files.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
 import pytest
-import pytest_asyncio
 
-from browser_harness import browser_missing
 from bughouse_bridge.bughouse.types import AlertCode
-from web.js_logic import call, logic_page, run
-
-if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+from web.js_logic import call, run
 
 # One browser and one page for the whole module (starting Chromium costs about a second).
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
-
-
-@pytest.fixture(scope="module")
-def skip_without_browser() -> None:
-    reason = browser_missing()
-    if reason:
-        pytest.skip(reason)
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(skip_without_browser: None) -> AsyncIterator[Any]:
-    async with logic_page() as tab:
-        yield tab
 
 
 @pytest.mark.parametrize(

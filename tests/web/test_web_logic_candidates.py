@@ -5,31 +5,13 @@ headless Chromium as ``test_web_logic`` does (one browser for the module, the pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from browser_harness import browser_missing
-from web.js_logic import logic_page, run
-
-if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+from web.js_logic import run
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
-
-
-@pytest.fixture(scope="module")
-def skip_without_browser() -> None:
-    reason = browser_missing()
-    if reason:
-        pytest.skip(reason)
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(skip_without_browser: None) -> AsyncIterator[Any]:
-    async with logic_page() as tab:
-        yield tab
 
 
 @pytest.mark.parametrize(

@@ -9,18 +9,13 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from browser_harness import browser_missing
 from bughouse_bridge.hall.rounds import parse_round_toml, round_payload
 from web.bridge_record import BridgeGame, Ply, round_file
-from web.js_logic import logic_page, run
-
-if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+from web.js_logic import run
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
 
@@ -38,19 +33,6 @@ STEAL_GAME = [
     Ply("A", "a6", 288),
     Ply("A", "cxb8=Q(d1)", 280),
 ]
-
-
-@pytest.fixture(scope="module")
-def skip_without_browser() -> None:
-    reason = browser_missing()
-    if reason:
-        pytest.skip(reason)
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(skip_without_browser: None) -> AsyncIterator[Any]:
-    async with logic_page() as tab:
-        yield tab
 
 
 async def moments(page: Any, messages: list[tuple[str, Any]], points: list[int]) -> Any:
