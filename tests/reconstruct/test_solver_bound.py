@@ -227,3 +227,20 @@ def test_each_side_empties_its_squares_or_has_them_taken(
     start: str, target: str, plies: int, reachable: bool
 ) -> None:
     assert departures_fit(BughouseBoard(start), goal_of(target), plies) is reachable
+
+
+@pytest.mark.parametrize(
+    "ucis",
+    [
+        ["e1g1", "e8d8", "g1h2"],  # the king's castling is the rook's arrival on f1 too
+        ["e1g1", "e8d8", "g1h2", "d8c8", "f1f5"],  # and its first move to f5
+        ["e1c1", "e8f8", "c1b2", "f8g8", "d1d6"],
+    ],
+)
+def test_a_king_that_castles_on_its_way_brings_its_rook_for_free(ucis: list[str]) -> None:
+    """Both arrivals, the king's and the rook's, may count the one castling ply."""
+    board = BughouseBoard("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1")
+    end = board.copy(stack=False)
+    for uci in ucis:
+        end.push_uci(uci)
+    assert slack(board, goal_of(end.board_fen()), len(ucis), refills=False) is not None

@@ -272,16 +272,47 @@ def castlings(position: chess.Board, goal: Goal, castles: tuple[bool, bool]) -> 
 
 
 def castling_spare(position: chess.Board, goal: Goal, color: chess.Color) -> int:
-    """Castling brings a rook along for free, only when the goal's king stands castled."""
-    castled = _CASTLED[color] & goal[_KING_INDEX[color]][2] & ~position.kings
-    home = chess.BB_RANK_1 if color else chess.BB_RANK_8
-    return 1 if castled and position.castling_rights & home else 0
+    """Castling moves two pieces in one ply, and both arrivals may count it: one ply more when
+    the king castles on its way (not where the goal has it, castling no longer than walking:
+    ``O-O``, ``Kh2``) and the castled rook's file is a goal rook's (``O-O``, ``Rf5``: counted
+    as two rook moves, and no rook needs fewer; elsewhere a rook needs fewer than the castled
+    one, so the castling is counted once). Only where the goal's king stood castled before
+    was too narrow: ``O-O``, ``Kh2`` was cut."""
+    king = position.kings & position.occupied_co[color]
+    rooks = goal[_ROOK_INDEX[color]][2]
+    return int(
+        any(
+            position.castling_rights & chess.BB_SQUARES[corner] and rooks & file
+            for corner, file in _castled_wings(color, king, goal[_KING_INDEX[color]][2])
+        )
+    )
 
 
-_CASTLED = (chess.BB_G8 | chess.BB_C8, chess.BB_G1 | chess.BB_C1)  # by colour, black first
+def _castled_wings(
+    color: chess.Color, king: chess.Bitboard, wanted: chess.Bitboard
+) -> list[tuple[chess.Square, chess.Bitboard]]:
+    """The wings a king on ``king`` (a mask) may castle to on its shortest way to ``wanted``
+    (not where it stands): their rook's corner and the file it lands on."""
+    if king == wanted or not king or not wanted:
+        return []
+    table = _DISTANCES[color, chess.KING]
+    start, target = chess.lsb(king), chess.lsb(wanted)
+    return [
+        (corner, file)
+        for castled, corner, file in _WINGS[color]
+        if 1 + table[castled][target] <= table[start][target]
+    ]
+
+
 _CASTLED_TO = ((chess.G8, chess.C8), (chess.G1, chess.C1))  # the king's squares once castled
 # Where ``goal_of`` puts each colour's king mask (colours in ``chess.COLORS`` order: white first).
 _KING_INDEX = (len(chess.PIECE_TYPES) * 2 - 1, len(chess.PIECE_TYPES) - 1)
+_ROOK_INDEX = (len(chess.PIECE_TYPES) + chess.ROOK - 1, chess.ROOK - 1)
+# By colour (black first): the king's castled square, its rook's corner, the file it lands on.
+_WINGS = (
+    ((chess.G8, chess.H8, chess.BB_FILE_F), (chess.C8, chess.A8, chess.BB_FILE_D)),
+    ((chess.G1, chess.H1, chess.BB_FILE_F), (chess.C1, chess.A1, chess.BB_FILE_D)),
+)
 
 
 @lru_cache(maxsize=1 << 16)
