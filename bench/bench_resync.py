@@ -331,7 +331,9 @@ The same gaps by their plies in all (both boards together; issue 19's targets ar
 candidates, each a legal story under the rules that reaches the placements seen within the plies
 the side on move and the clocks allow, ending in different game states (most often a piece
 dropped and taken at once, whose kind the board cannot show). No solver can make those certain
-from what the boards and clocks report, so "certain at most" is the ceiling of the first column:
+from what the boards and clocks report, so "certain at most" is the ceiling of the first column
+(the gaps the search gave up on count as possible: a ceiling, not a forecast; checked by an
+independent oracle with `bench/resync_ceiling.py`):
 
 {spans}
 
