@@ -51,7 +51,7 @@ LATER_WINDOW = 40
 
 
 @dataclass(frozen=True, slots=True)
-class Weighed:
+class WeighedGap:
     """A gap and the moves after it, weighed: the match before it, its solution, the verdict."""
 
     before: Match
@@ -91,9 +91,9 @@ class LaterRecommends:
             chosen = solution.candidates[state.candidate : state.candidate + 1]
             return self._still_fits(gap, state, weigh_later(before, chosen, later), later, now=now)
         evidence = weigh_later(before, solution.candidates, later)
-        return self._weighed(gap, Weighed(before, solution, evidence, later), now=now)
+        return self._weighed(gap, WeighedGap(before, solution, evidence, later), now=now)
 
-    def _weighed(self, gap: int, weighed: Weighed, *, now: float) -> list[Outcome]:
+    def _weighed(self, gap: int, weighed: WeighedGap, *, now: float) -> list[Outcome]:
         """A gap weighed for the first time, or again: what its later moves decide."""
         evidence, later = weighed.evidence, weighed.later
         decider = _described(_decider(evidence, later))
