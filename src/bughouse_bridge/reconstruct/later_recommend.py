@@ -140,50 +140,49 @@ class LaterRecommends:
         """One candidate fits the moves played since: the arbiter is asked to choose it. A
         warning, not an info: the gap is still open, the board's broadcast uncertain and its
         record without the gap's plies until he does (an info reads as "nothing to do")."""
-        board = min(self._gaps.targets(gap))
         index = recommended["index"]
         san = recommended["san"]
         assert isinstance(san, dict)
         plies = "; ".join(f"{b}: {' '.join(moves)}" for b, moves in sorted(san.items()) if moves)
-        message = (
-            f"Board {board}: the moves played since{_by(decider)} decide the gap ({gap}): only "
-            f"candidate {index} ({plies}) fits them. Recommended: choose_recovery gap {gap} "
-            f"candidate {index}; the board stays uncertain until the arbiter chooses."
+        told = (
+            f"the moves played since{_by(decider)} decide the gap ({gap}): only candidate "
+            f"{index} ({plies}) fits them. Recommended: choose_recovery gap {gap} candidate "
+            f"{index}; the board stays uncertain until the arbiter chooses."
         )
-        return gap_alert(now, board, message, gap=gap, recommended=recommended, settled_by=decider)
+        return self._news(gap, told, now, recommended=recommended, settled_by=decider)
 
     def _contradicted_alert(self, gap: int, decider: dict[str, str] | None, now: float) -> Outcome:
-        board = min(self._gaps.targets(gap))
-        message = (
-            f"Board {board}: no candidate of the gap ({gap}) fits the moves played since"
-            f"{_by(decider)}; it stays with the arbiter (choose_recovery, or correct the "
-            "position)."
+        told = (
+            f"no candidate of the gap ({gap}) fits the moves played since{_by(decider)}; "
+            "it stays with the arbiter (choose_recovery, or correct the position)."
         )
-        return gap_alert(now, board, message, gap=gap, contradicted=True, contradicted_by=decider)
+        return self._news(gap, told, now, contradicted=True, contradicted_by=decider)
 
     def _withdrawal(
         self, gap: int, candidate: int, decider: dict[str, str] | None, now: float
     ) -> Outcome:
-        board = min(self._gaps.targets(gap))
-        message = (
-            f"Board {board}: the recommendation for the gap ({gap}) is withdrawn: candidate "
-            f"{candidate} does not fit the moves played since{_by(decider)}, and no other does; "
-            "it stays with the arbiter (choose_recovery, or correct the position)."
+        told = (
+            f"the recommendation for the gap ({gap}) is withdrawn: candidate {candidate} does "
+            f"not fit the moves played since{_by(decider)}, and no other does; it stays with "
+            "the arbiter (choose_recovery, or correct the position)."
         )
-        return gap_alert(now, board, message, gap=gap, withdrawn=candidate, withdrawn_by=decider)
+        return self._news(gap, told, now, withdrawn=candidate, withdrawn_by=decider)
 
     def _longer_alert(
         self, gap: int, chosen: int, decider: dict[str, str] | None, now: float
     ) -> Outcome:
         """Only a story longer than the shortest fits the moves played since: the arbiter is
         told which, with no recommendation (a story longer still may fit as well)."""
-        board = min(self._gaps.targets(gap))
-        message = (
-            f"Board {board}: of the gap's ({gap}) candidates only {chosen}, a longer story than "
-            "the shortest, fits the moves played since; it stays with the arbiter "
-            "(choose_recovery)."
+        told = (
+            f"of the gap's ({gap}) candidates only {chosen}, a longer story than the "
+            "shortest, fits the moves played since; it stays with the arbiter (choose_recovery)."
         )
-        return gap_alert(now, board, message, gap=gap, fits=chosen, ruled_out_by=decider)
+        return self._news(gap, told, now, fits=chosen, ruled_out_by=decider)
+
+    def _news(self, gap: int, told: str, now: float, **details: object) -> Outcome:
+        """What the later moves told of ``gap``: a warning on its first board."""
+        board = min(self._gaps.targets(gap))
+        return gap_alert(now, board, f"Board {board}: {told}", gap=gap, **details)
 
 
 def _decider(evidence: LaterEvidence, later: list[LaterMove]) -> LaterMove | None:
