@@ -156,9 +156,11 @@ async def test_a_gap_the_later_moves_decide_recommends_its_candidate(scene, news
     assert "only candidate 1 (N@f4 exf4) fits them" in await news.inner_text()
 
 
-async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene):
+@pytest.mark.parametrize("withdrawal_first", [False, True], ids=["in-order", "withdrawal-first"])
+async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene, withdrawal_first):
     """A later move does not fit the recommended candidate (contract §3): the withdrawal
-    un-marks it on every alert of the gap; every candidate stays enabled (the gap is open)."""
+    un-marks it on every alert of the gap, also when it is delivered before the
+    recommendation; every candidate stays enabled (the gap is open)."""
     browser, client, url = scene
     await publish(client, "state", STATE)
     console = await _console(browser, url)
@@ -170,12 +172,22 @@ async def test_a_withdrawn_recommendation_is_no_longer_highlighted(scene):
         "message": "Board A: the recommendation for the gap (3) is withdrawn.",
         "details": {"gap": 3, "withdrawn": 1, "withdrawn_by": {"board": "B", "uci": "P@d4"}},
     }
-    for alert in (opened, recommended):
-        await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
-    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 2")
-    await client.publish(f"{ROOT}/alerts", json.dumps(withdrawn).encode(), qos=1)
-    await console.wait_for_function("document.querySelectorAll('[data-recommended]').length === 0")
+    if withdrawal_first:
+        for alert in (opened, withdrawn, recommended):
+            await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
+    else:
+        for alert in (opened, recommended):
+            await client.publish(f"{ROOT}/alerts", json.dumps(alert).encode(), qos=1)
+        await console.wait_for_function(
+            "document.querySelectorAll('[data-recommended]').length === 2"
+        )
+        await client.publish(f"{ROOT}/alerts", json.dumps(withdrawn).encode(), qos=1)
     choices = console.locator('[data-action="choose_recovery"]')
+    await console.wait_for_function(
+        "document.querySelectorAll('[data-action=\"choose_recovery\"]').length === 3"
+    )
+    await console.locator("[data-alert-key$=':58']").wait_for()
+    assert await console.locator("[data-recommended]").count() == 0
     assert await choices.count() == 3
     assert await choices.evaluate_all("els => els.every(e => !e.disabled)")
     labels = await choices.evaluate_all("els => els.map(e => e.textContent)")

@@ -69,8 +69,8 @@ export class AlertFeed {
     this.acks = new Map(); // alertKey -> acknowledgement (it may come before its alert)
     // The news about a gap may come before the gap's alert (retained or reordered delivery).
     this.settled = new Set(); // gapKey of the gaps resolved
-    this.recommended = new Map(); // gapKey -> the candidate index the later moves decide for
-    this.withdrawn = new Set(); // gapKey of the gaps whose recommendation was withdrawn
+    // gapKey -> the candidate index the later moves decide for; null once withdrawn.
+    this.recommended = new Map();
     this.texts = {};
     this.translations = {};
     this.alarmCount = 0;
@@ -175,25 +175,25 @@ export class AlertFeed {
   // move that does not fit it withdraws the recommendation.
   applyRecommended(alert) {
     const withdrawn = withdrawnGap(alert);
-    if (withdrawn) {
-      this.withdrawn.add(withdrawn);
-      this.recommended.delete(withdrawn);
-      for (const { item, alert: shown } of this.items.values()) {
-        if (gapKey(shown) === withdrawn) this.unhighlight(item);
-      }
-      return;
-    }
     const told = recommendation(alert);
-    if (told && !this.withdrawn.has(told.gap)) {
-      this.recommended.set(told.gap, told.index);
+    if (withdrawn) this.recommended.set(withdrawn, null);
+    else if (told && this.recommended.get(told.gap) !== null) this.recommended.set(told.gap, told.index);
+    const gap = withdrawn ?? told?.gap;
+    if (gap) {
       for (const { item, alert: shown } of this.items.values()) {
-        if (gapKey(shown) === told.gap) this.highlight(item, told.index);
+        if (gapKey(shown) === gap) this.markGap(item, gap);
       }
-    } else if (this.withdrawn.has(gapKey(alert))) {
-      this.unhighlight(this.items.get(alertKey(alert)).item); // the withdrawal came first
     } else if (this.recommended.has(gapKey(alert))) {
-      this.highlight(this.items.get(alertKey(alert)).item, this.recommended.get(gapKey(alert))); // the news came first
+      this.markGap(this.items.get(alertKey(alert)).item, gapKey(alert)); // the news came first
     }
+  }
+
+  // An alert of a gap as the later moves left it: its recommended candidate highlighted, or
+  // none once the recommendation was withdrawn.
+  markGap(item, gap) {
+    const index = this.recommended.get(gap);
+    if (index === null) this.unhighlight(item);
+    else this.highlight(item, index);
   }
 
   highlight(item, index) {
