@@ -34,7 +34,6 @@ import sys
 import time
 from collections import defaultdict
 
-from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.gap import (
     GapLimits,
     GapSolution,
@@ -43,7 +42,7 @@ from bughouse_bridge.reconstruct.gap import (
     solve_gap,
 )
 from later_bench import HORIZON, after_return  # the bench's own helpers (bench/ is on the path)
-from resync_cases import GAPS, ROOT, STRIDE, Game, Gap, games, one_gap
+from resync_cases import GAPS, ROOT, STRIDE, Game, Gap, every_gap
 
 LIMITS = GapLimits()  # the live default
 OUTCOMES = (
@@ -106,36 +105,30 @@ def run(*, quick: bool, evidence: bool = True) -> dict[str, object]:
     later_plies: dict[tuple[int, str], list[int]] = defaultdict(list)
     spans: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
     span_cpu: dict[tuple[int, int], list[float]] = defaultdict(list)
-    for game in games():
-        for start in range(0, len(game.moves) - 1, STRIDE * (3 if quick else 1)):
-            for plies in GAPS[:5] if quick else GAPS:
-                for cut in (frozenset({BoardId.A}), frozenset({BoardId.B}), frozenset(BoardId)):
-                    gap = one_gap(game, start, plies, cut)
-                    if gap is None:
-                        continue
-                    began, cpu = time.perf_counter(), time.process_time()
-                    solution = solve_gap(
-                        gap.known,
-                        gap.targets,
-                        turns=gap.turns,
-                        limits=LIMITS,
-                        evidence=gap.evidence if evidence else None,
-                    )
-                    kind = "both" if len(gap.targets) > 1 else "one"
-                    times[kind].append(time.perf_counter() - began)
-                    times["cpu"].append(time.process_time() - cpu)
-                    span = _span(gap)
-                    span_cpu[span].append(times["cpu"][-1])
-                    key = (plies, kind)
-                    counts[key] += 1
-                    outcomes = classify(solution, gap)
-                    if "arbiter" in outcomes:  # the true continuation weighed (issue 19)
-                        outcomes.add(_later(game, gap, solution, later_plies[key]))
-                    for outcome in outcomes:
-                        tally[key][outcome] += 1
-                        spans[span][outcome] += 1
-                    if "wrong" in classify(solution, gap):
-                        print("wrong:", start, plies, sorted(cut), file=sys.stderr)
+    for game, plies, gap in every_gap(quick=quick):
+        began, cpu = time.perf_counter(), time.process_time()
+        solution = solve_gap(
+            gap.known,
+            gap.targets,
+            turns=gap.turns,
+            limits=LIMITS,
+            evidence=gap.evidence if evidence else None,
+        )
+        kind = "both" if len(gap.targets) > 1 else "one"
+        times[kind].append(time.perf_counter() - began)
+        times["cpu"].append(time.process_time() - cpu)
+        span = _span(gap)
+        span_cpu[span].append(times["cpu"][-1])
+        key = (plies, kind)
+        counts[key] += 1
+        outcomes = classify(solution, gap)
+        if "wrong" in outcomes:
+            print("wrong:", plies, sorted(gap.targets), gap.resume, file=sys.stderr)
+        if "arbiter" in outcomes:  # the true continuation weighed (issue 19)
+            outcomes.add(_later(game, gap, solution, later_plies[key]))
+        for outcome in outcomes:
+            tally[key][outcome] += 1
+            spans[span][outcome] += 1
     return {
         "tally": tally,
         "counts": counts,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 
@@ -20,6 +21,9 @@ from bughouse_bridge.bughouse.rules import get_preset
 from bughouse_bridge.bughouse.types import BoardId, BughouseMove
 from bughouse_bridge.reconstruct.gap import GapEvidence
 from bughouse_bridge.reconstruct.solver.evidence import ClockReading, board_clock
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_DIRS = (ROOT / "src/bughouse_bridge/data/games", ROOT / "../shared/data/bpgn")
@@ -62,6 +66,21 @@ def games() -> list[Game]:
             base = float((game.time_control or (300, 0))[0])
             seen.setdefault(path.stem, Game(moves, clocks, base))
     return list(seen.values())
+
+
+CUTS = (frozenset({BoardId.A}), frozenset({BoardId.B}), frozenset(BoardId))
+
+
+def every_gap(*, quick: bool = False) -> Iterator[tuple[Game, int, Gap]]:
+    """Every gap of the bench with its game and its plies per cut board, in the bench's order
+    (``quick``: every third starting point, the five shortest lengths)."""
+    for game in games():
+        for start in range(0, len(game.moves) - 1, STRIDE * (3 if quick else 1)):
+            for plies in GAPS[:5] if quick else GAPS:
+                for cut in CUTS:
+                    gap = one_gap(game, start, plies, cut)
+                    if gap is not None:
+                        yield game, plies, gap
 
 
 def one_gap(game: Game, start: int, plies: int, cut: frozenset[BoardId]) -> Gap | None:

@@ -14,19 +14,12 @@ from what the boards and clocks report.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import pyffish
 
 from bench_resync import LIMITS  # the bench's own modules (bench/ is on the path)
-from bughouse_bridge.bughouse.types import BoardId
 from bughouse_bridge.reconstruct.gap import Candidate, Verdict, solve_gap
-from resync_cases import GAPS, STRIDE, Gap, games, one_gap
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-CUTS = (frozenset({BoardId.A}), frozenset({BoardId.B}), frozenset(BoardId))
+from resync_cases import Gap, every_gap
 
 
 def fits_everything(gap: Gap, candidate: Candidate) -> bool:
@@ -46,20 +39,9 @@ def fits_everything(gap: Gap, candidate: Candidate) -> bool:
     )
 
 
-def every_gap() -> Iterator[Gap]:
-    """bench_resync's gaps, in its order."""
-    for game in games():
-        for start in range(0, len(game.moves) - 1, STRIDE):
-            for plies in GAPS:
-                for cut in CUTS:
-                    gap = one_gap(game, start, plies, cut)
-                    if gap is not None:
-                        yield gap
-
-
 def main() -> None:
     tally = {"gaps": 0, "ambiguous": 0, "candidates": 0, "refuted": 0, "undecidable": 0}
-    for gap in every_gap():
+    for _, _, gap in every_gap():
         tally["gaps"] += 1
         solution = solve_gap(
             gap.known, gap.targets, turns=gap.turns, limits=LIMITS, evidence=gap.evidence
